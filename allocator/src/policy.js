@@ -1,0 +1,91 @@
+// The placement policy: how big shared indices are, when a tenant gets its own index, and
+// how a move copies. Lab-scaled numbers: "documents" stands in for Elastic's 10-50 GB/shard.
+import { readFileSync } from 'node:fs';
+import Ajv from 'ajv';
+
+export const policySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['shared', 'dedicated'],
+  properties: {
+    shared: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['shards', 'replicas', 'capacity'],
+      properties: {
+        shards: { type: 'integer', minimum: 1, maximum: 64 },
+        replicas: { type: 'integer', minimum: 0, maximum: 8 },
+        capacity: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['tenants', 'documents', 'traffic'],
+          properties: {
+            tenants: { type: 'integer', minimum: 1 },
+            documents: { type: 'integer', minimum: 1 },
+            traffic: { type: 'number', exclusiveMinimum: 0 },
+          },
+        },
+      },
+    },
+    dedicated: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['minProducts', 'replicas', 'productsPerShard', 'maxShards'],
+      properties: {
+        minProducts: { type: 'integer', minimum: 1 },
+        replicas: { type: 'integer', minimum: 0, maximum: 8 },
+        productsPerShard: { type: 'integer', minimum: 1 },
+        maxShards: { type: 'integer', minimum: 1, maximum: 64 },
+      },
+    },
+    routing: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { byTenant: { type: 'boolean', default: false } },
+      default: {},
+    },
+    balance: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        tolerance: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.15 },
+        maxMoves: { type: 'integer', minimum: 1, default: 50 },
+      },
+      default: {},
+    },
+    move: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        batchSize: { type: 'integer', minimum: 1, maximum: 10000, default: 1000 },
+        drainMs: { type: 'integer', minimum: 0, default: 2000 },
+        maxPasses: { type: 'integer', minimum: 2, default: 5 },
+        gcDeletes: { type: 'string', pattern: '^[0-9]+(ms|s|m|h|d)$', default: '1h' },
+        keepAlive: { type: 'string', pattern: '^[0-9]+(ms|s|m|h)$', default: '2m' },
+      },
+      default: {},
+    },
+  },
+};
+
+const validate = new Ajv({ useDefaults: true, allErrors: true }).compile(policySchema);
+
+/** Validates a policy object (filling defaults in a copy); throws one readable error. */
+export function parsePolicy(raw, source = 'policy') {
+  const policy = structuredClone(raw);
+  if (!validate(policy)) {
+    const why = validate.errors.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+    throw new Error(`${source}: invalid policy: ${why}`);
+  }
+  return Object.freeze(policy);
+}
+
+export function loadPolicy(file) {
+  let raw;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`${file}: ${err.message}`);
+  }
+  return parsePolicy(raw, file);
+}

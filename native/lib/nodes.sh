@@ -1,0 +1,122 @@
+# One Elasticsearch node = one JVM process. Pid files, logs and data live under $LAB_DIR.
+# Every lab JVM carries -Dtenantlab.lab=$LAB_DIR so a lab can tell its own processes from
+# another lab's, and `down` can find strays whose pid file was lost.
+
+RUN_DIR="$LAB_DIR/run"
+LOG_DIR="$LAB_DIR/logs"
+DATA_DIR="$LAB_DIR/data"
+
+pid_file() { echo "$RUN_DIR/$1.pid"; }
+log_file() { echo "$LOG_DIR/$1.log"; }
+
+# node_pid NODE: the pid of this lab's live process for NODE, or nothing
+node_pid() {
+  local f pid
+  f="$(pid_file "$1")"
+  [[ -s "$f" ]] || return 1
+  pid="$(cat "$f")"
+  [[ -r "/proc/$pid/cmdline" ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "-Dtenantlab.lab=$LAB_DIR " \
+    && { echo "$pid"; return 0; }
+  return 1
+}
+
+# port_holder PORT: "pid command" of the process listening on 127.0.0.1:PORT, if any
+port_holder() {
+  local pid
+  pid="$(ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)"
+  if [[ -n "$pid" ]]; then
+    echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-80)"
+  elif ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; then
+    echo "? (a process of another user)"
+  fi
+}
+
+# Refuses to start when a port of NODE is taken by anything but this lab's own NODE.
+check_node_ports() {
+  local node="$1" port holder pid other
+  for port in "$(node_var "$node" HTTP_PORT)" "$(node_var "$node" TRANSPORT_PORT)"; do
+    holder="$(port_holder "$port")"
+    [[ -z "$holder" ]] && continue
+    pid="${holder%% *}"
+    other="$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | sed -n 's/^-Dtenantlab.lab=//p')"
+    if [[ -n "$other" ]]; then
+      die "port $port ($node) is held by another tenantlab lab (pid $pid, state in $other): run 'make down' in that lab first"
+    fi
+    die "port $port ($node) is already in use by pid $holder: stop that process or change $(node_key "$node")_*_PORT in lab.env"
+  done
+}
+
+node_settings() {
+  local node="$1" roles group master="$LAB_MASTER_NODE"
+  roles="$(node_var "$node" ROLES)"
+  group="$(node_var "$node" GROUP)"
+  echo "cluster.name=$CLUSTER_NAME"
+  echo "node.name=$node"
+  echo "node.roles=$roles"
+  [[ -n "$group" ]] && echo "node.attr.$LAB_GROUP_ATTR=$group"
+  echo "path.home=$ES_DIST"
+  echo "path.data=$DATA_DIR/$node"
+  echo "path.logs=$LOG_DIR/$node"
+  echo "network.host=$LAB_BIND"
+  echo "http.port=$(node_var "$node" HTTP_PORT)"
+  echo "transport.port=$(node_var "$node" TRANSPORT_PORT)"
+  echo "discovery.seed_hosts=$LAB_BIND:$(node_var "$master" TRANSPORT_PORT)"
+  echo "cluster.initial_master_nodes=$master"
+  echo "cluster.routing.allocation.disk.watermark.low=$ES_DISK_WATERMARK_LOW"
+  echo "cluster.routing.allocation.disk.watermark.high=$ES_DISK_WATERMARK_HIGH"
+  echo "cluster.routing.allocation.disk.watermark.flood_stage=$ES_DISK_WATERMARK_FLOOD"
+}
+
+jvm_options() {
+  local node="$1"
+  # The flags the distribution's jvm.options and launcher would add, plus what running the
+  # server jars off the module path needs (see shared notes: native-elasticsearch.md)
+  echo "-Dtenantlab.lab=$LAB_DIR"
+  echo "-Xms$ES_HEAP"
+  echo "-Xmx$ES_HEAP"
+  echo "-XX:+UseG1GC"
+  echo "-Xss1m"
+  echo "-XX:-OmitStackTraceInFastThrow"
+  echo "-Djava.io.tmpdir=$LAB_DIR/tmp/$node"
+  echo "-Dfile.encoding=UTF-8"
+  echo "-Djava.awt.headless=true"
+  echo "-Dlog4j.shutdownHookEnabled=false"
+  echo "-Dlog4j2.disable.jmx=true"
+  echo "-Dio.netty.noUnsafe=true"
+  echo "-Dio.netty.noKeySetOptimization=true"
+  echo "-Dio.netty.recycler.maxCapacityPerThread=0"
+  echo "-Des.nativelibs.path=$ES_DIST/nativelibs"
+  echo "-Dorg.elasticsearch.nativeaccess.enableVectorLibrary=false"
+  echo "--add-modules=jdk.incubator.vector"
+  echo "--enable-native-access=org.elasticsearch.nativeaccess,org.elasticsearch.foreign,org.apache.lucene.core,ALL-UNNAMED"
+  echo "--module-path=$ES_DIST/lib"
+  echo "--add-modules=ALL-MODULE-PATH"
+  echo "-cp"
+  echo "$ES_DIST/launcher/*"
+}
+
+start_node() {
+  local node="$1" java_home="$2" args=()
+  mkdir -p "$RUN_DIR" "$LOG_DIR/$node" "$DATA_DIR/$node" "$LAB_DIR/tmp/$node"
+  mapfile -t args < <(jvm_options "$node"; echo org.tenantlab.nativeruntime.LabNode; node_settings "$node")
+  echo "=== $(date -Is) starting $node" >>"$(log_file "$node")"
+  # setsid: the node outlives `make up` and a Ctrl-C in its terminal
+  setsid "$java_home/bin/java" "${args[@]}" >>"$(log_file "$node")" 2>&1 </dev/null &
+  echo $! >"$(pid_file "$node")"
+}
+
+# stop_node NODE [SIGNAL]: TERM lets the node close its shards cleanly; KILL is the fault drill
+stop_node() {
+  local node="$1" signal="${2:-TERM}" pid i
+  pid="$(node_pid "$node")" || { rm -f "$(pid_file "$node")"; return 0; }
+  kill -"$signal" "$pid" 2>/dev/null || true
+  for ((i = 0; i < 300; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  rm -f "$(pid_file "$node")"
+}
+
+# Any JVM of this lab whose pid file went missing
+stray_pids() { pgrep -f -- "-Dtenantlab.lab=$LAB_DIR " || true; }
