@@ -78,6 +78,8 @@ jvm_options() {
   echo "-Xss1m"
   echo "-XX:-OmitStackTraceInFastThrow"
   echo "-Djava.io.tmpdir=$LAB_DIR/tmp/$node"
+  # Plain IPv4 sockets: bound to 127.0.0.1, not to the IPv6-mapped ::ffff:127.0.0.1
+  echo "-Djava.net.preferIPv4Stack=true"
   echo "-Dfile.encoding=UTF-8"
   echo "-Djava.awt.headless=true"
   echo "-Dlog4j.shutdownHookEnabled=false"
@@ -100,8 +102,16 @@ start_node() {
   mkdir -p "$RUN_DIR" "$LOG_DIR/$node" "$DATA_DIR/$node" "$LAB_DIR/tmp/$node"
   mapfile -t args < <(jvm_options "$node"; echo org.tenantlab.nativeruntime.LabNode; node_settings "$node")
   echo "=== $(date -Is) starting $node" >>"$(log_file "$node")"
-  # setsid: the node outlives `make up` and a Ctrl-C in its terminal
-  setsid "$java_home/bin/java" "${args[@]}" >>"$(log_file "$node")" 2>&1 </dev/null &
+  # setsid: the node outlives `make up` and a Ctrl-C in its terminal. Descriptors above 2 are
+  # closed so that a caller reading our output to its end (bats, $(...), a pipe) is not kept
+  # waiting for as long as the node lives.
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd="${fd##*/}"
+      ((fd > 2)) && eval "exec $fd>&-"
+    done
+    exec setsid "$java_home/bin/java" "${args[@]}" >>"$(log_file "$node")" 2>&1 </dev/null
+  ) &
   echo $! >"$(pid_file "$node")"
 }
 

@@ -40,16 +40,17 @@ mkdir -p "$work" "$bin_dir"
 # Kept on failure so the error can point at it; a success removes the whole folder.
 log="$work/build.log"
 
-# Pinned versions only: refuse the toolchain switch a newer upstream `go` line would trigger, and
-# let -mod=mod fill in go.sum from the proxy instead of failing on a missing entry.
-export GOTOOLCHAIN=local GOFLAGS="${GOFLAGS:+$GOFLAGS }-mod=mod"
+# No toolchain download: a module that needs a newer Go fails here with a clear message.
+export GOTOOLCHAIN=local
 
 say "$name: [1/3] fetching $module@$version"
 info="$(cd "$work" && go mod download -json "$module@$version" 2>"$log")" \
-  || die "$name: go mod download $module@$version failed: $(tail -n 3 "$log" | tr '\n' ' ')"
+  || die "$name: cannot fetch $module@$version: $({ jq -r '.Error // empty' <<<"$info" 2>/dev/null; tail -n 2 "$log"; } | tr -s '\n\t' '  ')"
 upstream_mod="$(jq -r '.GoMod // empty' <<<"$info")"
 upstream_dir="$(jq -r '.Dir // empty' <<<"$info")"
 [[ -f "$upstream_mod" ]] || die "$name: the proxy gave no go.mod for $module@$version"
+compgen -G "$upstream_dir${package#"$module"}/*.go" >/dev/null \
+  || die "$name: $module@$version has no package ${package#"$module"/} (no .go files there)"
 
 # A replace pointing at a local folder of the upstream tree cannot resolve outside it.
 if grep -Eq '=>[[:space:]]*(\.|/)' "$upstream_mod"; then
@@ -60,14 +61,16 @@ printf '\nrequire %s %s\n' "$module" "$version" >>"$work/go.mod"
 # Upstream's checksums, so the dependencies it pinned are verified without extra lookups.
 if [[ -f "$upstream_dir/go.sum" ]]; then cp "$upstream_dir/go.sum" "$work/go.sum"; fi
 
-say "$name: [2/3] downloading dependencies"
-(cd "$work" && go mod download >>"$log" 2>&1) \
-  || die "$name: downloading the dependencies failed: $(tail -n 3 "$log" | tr '\n' ' ')"
+say "$name: [2/3] checking the module graph"
+# Records MODULE's own checksums; every other one comes from upstream's go.sum, and the build
+# below is -mod=readonly, so it uses exactly upstream's pins and never resolves a version.
+(cd "$work" && go mod download "$module" >>"$log" 2>&1) \
+  || die "$name: go mod download $module failed: $(tail -n 3 "$log" | tr '\n' ' ')"
 
 say "$name: [3/3] compiling $package"
 # go build -v names each package as it is compiled: show a count so a long build visibly moves.
 set +e
-(cd "$work" && go build -v -trimpath -ldflags "-s -w $ldflags" -o "$work/$name" "$package" 2>&1) \
+(cd "$work" && go build -mod=readonly -v -trimpath -ldflags "-s -w $ldflags" -o "$work/$name" "$package" 2>&1) \
   | tee -a "$log" \
   | awk -v name="$name" '/^[a-zA-Z0-9._~-]+(\/[a-zA-Z0-9._~+-]+)*$/ { n++; if (n % 100 == 0) { printf "%s:   %d packages compiled\n", name, n > "/dev/stderr"; fflush("/dev/stderr") } }'
 rc="${PIPESTATUS[0]}"
@@ -77,5 +80,6 @@ set -e
 mv -f "$work/$name" "$out"
 echo "$stamp" >"$stamp_file"
 rm -rf "$work"
+rmdir "$LAB_CACHE/build" 2>/dev/null || true
 say "$name: built $out"
 echo "$out"

@@ -1,0 +1,48 @@
+# tenantlab: multitenant Elasticsearch ("index groups") on one laptop.
+# Every target is a thin wrapper; the work is in scripts/ and each runtime's bin/lab.
+# Settings come from lab.env; any of them can be overridden on the command line or from the
+# environment: make up ES_HEAP=1g RUNTIME=native
+
+SHELL := bash
+.DEFAULT_GOAL := help
+LAB := scripts/lab
+
+.PHONY: help up down status logs clean test node-kill node-restart bench-startup
+
+help: ## Show this help
+	@echo "tenantlab: multitenant Elasticsearch on one laptop. Usage: make TARGET [VAR=value]"
+	@echo
+	@awk 'BEGIN {FS = ":.*## "} /^## / {print substr($$0, 4)} /^[a-z][a-z0-9-]*:.*## / {printf "  %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@echo
+	@echo "Variables: RUNTIME=compose|native (default: compose if a Docker engine answers, else native),"
+	@echo "  NODE= (node-kill, node-restart), SERVICE= (logs), FORCE=1 (clean), and any key of lab.env."
+
+## ---- Lab lifecycle ----
+up: ## Start the lab and wait for green (idempotent)
+	@$(LAB) up
+
+down: ## Stop the lab (data kept)
+	@$(LAB) down
+
+status: ## Each service: runtime, URL, state, RSS
+	@$(LAB) status
+
+logs: ## Recent logs of every service, or of SERVICE= (FOLLOW=1 to follow)
+	@$(LAB) logs $(SERVICE)
+
+clean: ## Delete all lab data (asks first unless FORCE=1)
+	@$(LAB) clean
+
+## ---- Fault drills ----
+node-kill: ## Kill NODE= abruptly (SIGKILL / docker kill)
+	@$(LAB) kill $(NODE)
+
+node-restart: ## Start NODE= again and wait for green
+	@$(LAB) restart $(NODE)
+
+## ---- Tests and benchmarks ----
+test: ## Run every test (starts and stops its own lab); ends with "N passed, N failed"
+	@tests/run
+
+bench-startup: ## Seconds from `make up` to green (native) and RSS per node
+	@tests/bench/startup

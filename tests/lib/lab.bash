@@ -1,0 +1,53 @@
+# Shared by the bats files: the lab's config (the same lab.env, so the tests follow the
+# topology and run against either runtime) and small HTTP helpers.
+bats_load_library bats-support
+bats_load_library bats-assert
+
+REPO="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+# shellcheck source=../../scripts/lib/config.sh
+source "$REPO/scripts/lib/config.sh"
+source "$REPO/scripts/lib/cluster.sh"
+LAB="$REPO/scripts/lab"
+ES="$(es_url)"
+
+# es METHOD PATH [JSON]: body of the response; fails on HTTP errors
+es() {
+  local method="$1" path="$2" body="${3:-}"
+  if [[ -n "$body" ]]; then
+    curl -fsS --max-time 30 -X "$method" "$ES$path" -H 'content-type: application/json' -d "$body"
+  else
+    curl -fsS --max-time 30 -X "$method" "$ES$path"
+  fi
+}
+
+data_nodes() { local n; for n in $(lab_nodes); do [[ -n "$(node_var "$n" GROUP)" ]] && echo "$n"; done; return 0; }
+nodes_of_group() { local n; for n in $(data_nodes); do [[ "$(node_var "$n" GROUP)" == "$1" ]] && echo "$n"; done; return 0; }
+groups() { local n; for n in $(data_nodes); do node_var "$n" GROUP; done | sort -u; }
+
+# shift_ports N: moves every *_PORT of lab.env by N, for a second lab that must not collide
+shift_ports() {
+  local key
+  for key in $(sed -n 's/^\([A-Z0-9_]*_PORT\)=.*/\1/p' "$LAB_ENV_FILE"); do
+    export "$key=$((${!key} + $1))"
+  done
+}
+
+# lab_pids DIR: live JVMs of the lab whose state is in DIR
+lab_pids() { pgrep -f -- "-Dtenantlab.lab=$1 " || true; }
+
+# doc_digest INDEX: "count digest" over every id and source, to compare before and after
+doc_digest() {
+  local body
+  body="$(es GET "/$1/_search?size=10000&sort=_doc&track_total_hits=true")" || return 1
+  echo "$(jq -r '.hits.total.value' <<<"$body") $(jq -cS '[.hits.hits[] | {id: ._id, src: ._source}] | sort_by(.id)' <<<"$body" | sha256sum | cut -c1-16)"
+}
+
+# bulk_docs INDEX FROM TO: indexes docs FROM..TO; fails unless every item succeeded
+bulk_docs() {
+  local i body=""
+  for ((i = $2; i <= $3; i++)); do
+    body+="{\"index\":{\"_id\":\"doc-$i\"}}"$'\n'"{\"n\":$i,\"title\":\"product $i\"}"$'\n'
+  done
+  curl -fsS --max-time 60 -X POST "$ES/$1/_bulk?refresh=wait_for" -H 'content-type: application/x-ndjson' \
+    --data-binary "$body" | jq -e '.errors == false' >/dev/null
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bats
+# Fault drills: a data node killed with SIGKILL and restarted loses no acknowledged document.
+
+setup_file() {
+  load ../lib/lab
+  es DELETE /smoke-faults >/dev/null 2>&1 || true
+  es PUT /smoke-faults "{\"settings\": {\"number_of_shards\": 2, \"number_of_replicas\": 1,
+    \"index.routing.allocation.require.$LAB_GROUP_ATTR\": \"$(node_var es-data-1 GROUP)\"}}" >/dev/null
+  es GET "/_cluster/health/smoke-faults?wait_for_status=green&timeout=60s" >/dev/null
+  bulk_docs smoke-faults 1 500
+}
+
+teardown_file() {
+  load ../lib/lab
+  # leave the lab whole for the files that run after this one
+  [[ -n "$(node_pid_of es-data-1)" ]] || "$LAB" restart es-data-1 >/dev/null 2>&1 || true
+  es DELETE /smoke-faults >/dev/null 2>&1 || true
+}
+
+setup() { load ../lib/lab; }
+
+node_pid_of() { es GET "/_cat/nodes?h=name" 2>/dev/null | grep -qx "$1" && echo yes; return 0; }
+
+@test "make node-kill of a data node turns the cluster yellow and keeps every document readable" {
+  local before
+  before="$(doc_digest smoke-faults)"
+  [[ "$before" == "500 "* ]]
+  echo "$before" >"$BATS_FILE_TMPDIR/digest"
+
+  run make -s -C "$REPO" node-kill NODE=es-data-1
+  assert_success
+  assert_output --partial "killed es-data-1"
+
+  local status="" i
+  for ((i = 0; i < 60; i++)); do
+    status="$(es GET "/_cluster/health" | jq -r .status)"
+    [[ "$status" == yellow ]] && break
+    sleep 1
+  done
+  assert_equal "$status" yellow
+  assert_equal "$(es GET "/_cat/nodes?h=name" | wc -l)" "$(($(lab_nodes | wc -w) - 1))"
+  # the surviving copies answer for the whole index
+  assert_equal "$(doc_digest smoke-faults)" "$before"
+}
+
+@test "writes acknowledged while the node is down are kept" {
+  bulk_docs smoke-faults 501 600
+  run doc_digest smoke-faults
+  assert_success
+  assert_output --regexp '^600 '
+}
+
+@test "make node-restart brings the node back, the cluster green, every document intact" {
+  local while_down
+  while_down="$(doc_digest smoke-faults)"
+  run make -s -C "$REPO" node-restart NODE=es-data-1
+  assert_success
+  assert_output --partial "es-data-1 is back"
+  assert_equal "$(es GET "/_cluster/health" | jq -r .status)" green
+  assert_equal "$(es GET "/_cat/nodes?h=name" | grep -c .)" "$(lab_nodes | wc -w)"
+  # the restarted node holds copies again (allocation is pinned to its group)
+  run es GET "/_cat/shards/smoke-faults?h=node"
+  assert_output --partial es-data-1
+  assert_equal "$(doc_digest smoke-faults)" "$while_down"
+  # and the original 500 are untouched: same digest as before the kill, once the new ones go
+  local ids="" i
+  for ((i = 501; i <= 600; i++)); do ids+="{\"delete\":{\"_id\":\"doc-$i\"}}"$'\n'; done
+  curl -fsS -X POST "$ES/smoke-faults/_bulk?refresh=wait_for" -H 'content-type: application/x-ndjson' --data-binary "$ids" >/dev/null
+  assert_equal "$(doc_digest smoke-faults)" "$(cat "$BATS_FILE_TMPDIR/digest")"
+}

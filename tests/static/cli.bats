@@ -1,0 +1,92 @@
+#!/usr/bin/env bats
+# Bad input to the lab's commands: a clear one-line error, a non-zero exit, nothing started.
+# No lab is needed: every lab these tests touch lives in a temporary LAB_DIR.
+
+setup() {
+  load ../lib/lab
+  export LAB_DIR="$BATS_TEST_TMPDIR/lab"
+  # far from the ports of any lab that may be running
+  shift_ports 3000
+}
+
+@test "make help lists the lab's targets" {
+  run make -s -C "$REPO" help
+  assert_success
+  local t
+  for t in up down status logs clean test node-kill node-restart bench-startup; do
+    assert_output --regexp "  $t +[A-Z]"
+  done
+}
+
+@test "an unknown RUNTIME is refused with one line" {
+  RUNTIME=podman run "$LAB" up
+  assert_failure 2
+  assert_output "error: unknown RUNTIME 'podman': use compose, native, or leave it unset to pick automatically"
+}
+
+@test "node-kill and node-restart need a known NODE" {
+  run "$LAB" kill
+  assert_failure 2
+  assert_output --partial "NODE is required"
+  run "$LAB" restart es-data-7
+  assert_failure 2
+  assert_output --partial "unknown NODE 'es-data-7'"
+  run "$LAB" kill es-data-1
+  assert_failure 2
+  assert_output --partial "es-data-1 is not running"
+}
+
+@test "a JDK older than 21 in ES_JAVA_HOME is refused before anything starts" {
+  local jdk="$BATS_TEST_TMPDIR/jdk17"
+  mkdir -p "$jdk/bin"
+  printf '#!/bin/sh\necho "openjdk version \\"17.0.2\\" 2022-01-18" >&2\n' >"$jdk/bin/java"
+  chmod +x "$jdk/bin/java"
+  echo 'JAVA_VERSION="17.0.2"' >"$jdk/release"
+  ES_JAVA_HOME="$jdk" run "$LAB" up
+  assert_failure 2
+  assert_line --partial "is Java 17; Elasticsearch $ES_VERSION needs a JDK 21 or newer"
+  assert_equal "$(lab_pids "$LAB_DIR")" ""
+}
+
+@test "a port held by another process is named with its holder, and nothing starts" {
+  local port
+  port="$ES_DATA_2_HTTP_PORT"
+  python3 -c "import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1', $port)); s.listen(); time.sleep(60)" &
+  local holder=$!
+  for _ in $(seq 50); do ss -Hltn "sport = :$port" | grep -q . && break; sleep 0.1; done
+  run "$LAB" up
+  kill "$holder"
+  assert_failure 2
+  assert_output --partial "port $port (es-data-2) is already in use by pid $holder"
+  assert_output --partial "python3"
+  assert_equal "$(lab_pids "$LAB_DIR")" ""
+  [[ ! -e "$LAB_DIR/run/es-master.pid" ]]
+}
+
+@test "make clean asks first: without a terminal and without FORCE=1 it deletes nothing" {
+  mkdir -p "$LAB_DIR/data/es-master"
+  touch "$LAB_DIR/data/es-master/keep"
+  run "$LAB" clean </dev/null
+  assert_failure 2
+  assert_output --partial "FORCE=1"
+  [[ -e "$LAB_DIR/data/es-master/keep" ]]
+  FORCE=1 run "$LAB" clean </dev/null
+  assert_success
+  [[ ! -e "$LAB_DIR/data" ]]
+}
+
+@test "a malformed lab.env line is named" {
+  local env="$BATS_TEST_TMPDIR/lab.env"
+  printf 'ES_HEAP = 512m\n' >"$env"
+  LAB_ENV_FILE="$env" run "$LAB" status
+  assert_failure 2
+  assert_output --partial "not a KEY=VALUE line: ES_HEAP = 512m"
+}
+
+@test "the compose runtime asked for where no Docker engine answers is an error, not a fallback" {
+  if timeout 5 docker info >/dev/null 2>&1; then skip "a Docker engine answers here"; fi
+  RUNTIME=compose run "$LAB" up
+  assert_failure 2
+  assert_output --partial "RUNTIME=compose but no Docker engine"
+  [[ ! -e "$LAB_DIR/runtime" ]]
+}

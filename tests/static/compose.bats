@@ -1,0 +1,215 @@
+#!/usr/bin/env bats
+# The compose runtime, checked without a Docker engine: compose/docker-compose.yml is resolved by
+# the real Compose v2 (built from the Go module proxy by scripts/install/compose.sh, cached) and
+# its model is compared with lab.env, so the compose and native runtimes cannot drift apart.
+#
+# Compose runs with a clean environment: what is checked is what lab.env alone produces, even
+# when the caller (tests/run) has shifted ports in its environment.
+
+# shellcheck disable=SC2016,SC2154 # jq programs are single-quoted on purpose; run sets $stderr
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+  REPO="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+  DC="$("$REPO/scripts/install/compose.sh")"
+  MODEL="$BATS_FILE_TMPDIR/model.json"
+  export REPO DC MODEL
+  clean_env "$DC" --project-directory "$REPO" -f compose/docker-compose.yml --env-file lab.env \
+    config --format json >"$MODEL"
+}
+
+setup() {
+  bats_load_library bats-support
+  bats_load_library bats-assert
+  cd "$REPO" || return 1
+}
+
+# clean_env CMD...: CMD from the repository root with nothing of the caller's environment
+clean_env() { (cd "$REPO" && env -i PATH="$PATH" HOME="$HOME" "$@"); }
+
+# dc_config FILE ARGS...: `docker compose config` exactly as the lab runs it
+dc_config() {
+  local file="$1"
+  shift
+  clean_env "$DC" --project-directory "$REPO" -f "$file" --env-file lab.env config "$@"
+}
+
+# env_value KEY: the value lab.env itself gives KEY
+env_value() { sed -n "s/^$1=//p" "$REPO/lab.env"; }
+
+model() { jq -r "$@" "$MODEL"; }
+
+es_services() { env_value LAB_NODES | tr ',' '\n'; }
+
+# node_key es-data-1 -> ES_DATA_1, as in scripts/lib/config.sh
+node_key() { local k="${1^^}"; echo "${k//-/_}"; }
+
+# flag NODE SETTING: the value of -ESETTING=... on NODE's command line, empty if absent
+flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(startswith($k)) | ltrimstr($k)'; }
+
+@test "compose config -q accepts the file, with no warning, from lab.env alone" {
+  run --separate-stderr dc_config compose/docker-compose.yml -q
+  assert_success
+  assert_equal "$stderr" ""
+}
+
+@test "every variable the compose file uses is a key of lab.env" {
+  local var missing=()
+  while read -r var; do
+    grep -q "^$var=" lab.env || missing+=("$var")
+  done < <(grep -v '^[[:space:]]*#' compose/docker-compose.yml | grep -o '\${[A-Za-z_][A-Za-z0-9_]*' | cut -c3- | sort -u)
+  assert_equal "${missing[*]}" ""
+}
+
+@test "every service runs an image pinned to the version in lab.env, never latest" {
+  run model '.services | to_entries[] | "\(.key) \(.value.image)"'
+  assert_success
+  refute_output --regexp ':latest$'
+  local service image
+  while read -r service image; do
+    [[ "$image" =~ ^[^:]+(:[0-9]+)?/.+:[0-9][A-Za-z0-9._-]*$ ]] || fail "$service: image '$image' has no explicit version tag"
+    case "$service" in
+      kibana) assert_equal "$image" "$(env_value KIBANA_IMAGE):$(env_value KIBANA_VERSION)" ;;
+      *) assert_equal "$image" "$(env_value ES_IMAGE):$(env_value ES_VERSION)" ;;
+    esac
+  done <<<"$output"
+}
+
+@test "every service has a healthcheck" {
+  run model '.services | to_entries[] | select((.value.healthcheck.test // []) == [] or .value.healthcheck.disable == true) | .key'
+  assert_success
+  assert_output ""
+}
+
+@test "every depends_on waits for service_healthy, and everything waits for the master" {
+  run model '.services | to_entries[] | .key as $s | (.value.depends_on // {}) | to_entries[]
+    | select(.value.condition != "service_healthy") | "\($s) -> \(.key): \(.value.condition)"'
+  assert_success
+  assert_output ""
+  local master service
+  master="$(env_value LAB_MASTER_NODE)"
+  for service in $(model '.services | keys[]'); do
+    [[ "$service" == "$master" ]] && continue
+    assert_equal "$(model --arg s "$service" --arg m "$master" '.services[$s].depends_on[$m].condition')" service_healthy
+  done
+}
+
+@test "every published port binds 127.0.0.1, and nothing uses the host network" {
+  assert_equal "$(env_value LAB_BIND)" 127.0.0.1
+  run model '.services | to_entries[] | .key as $s | (.value.ports // [])[] | select(.host_ip != "127.0.0.1") | "\($s): \(.)"'
+  assert_success
+  assert_output ""
+  run model '.services | to_entries[] | select(.value.network_mode == "host") | .key'
+  assert_output ""
+}
+
+@test "the compose topology is lab.env's: nodes, names, roles, index groups, HTTP ports" {
+  local attr node key group
+  attr="$(env_value LAB_GROUP_ATTR)"
+  assert_equal "$(model '.services | keys[] | select(. != "kibana")' | sort)" "$(es_services | sort)"
+  for node in $(es_services); do
+    key="$(node_key "$node")"
+    assert_equal "$node: name $(flag "$node" node.name)" "$node: name $node"
+    assert_equal "$node: roles $(flag "$node" node.roles)" "$node: roles $(env_value "${key}_ROLES")"
+    group="$(env_value "${key}_GROUP")"
+    assert_equal "$node: group $(flag "$node" "node.attr.$attr")" "$node: group $group"
+    assert_equal "$node: port $(model --arg s "$node" '.services[$s].ports[] | select(.target == 9200) | .published')" \
+      "$node: port $(env_value "${key}_HTTP_PORT")"
+  done
+  assert_equal "$(model '.services.kibana.ports[] | select(.target == 5601) | .published')" "$(env_value KIBANA_PORT)"
+}
+
+@test "every node gets lab.env's cluster name, master, heap and disk watermarks" {
+  local node heap
+  heap="$(env_value ES_HEAP)"
+  for node in $(es_services); do
+    run model --arg s "$node" '.services[$s].environment | to_entries[] | "\(.key)=\(.value)"'
+    assert_line "cluster.name=$(env_value CLUSTER_NAME)"
+    assert_line "cluster.initial_master_nodes=$(env_value LAB_MASTER_NODE)"
+    assert_line "discovery.seed_hosts=$(env_value LAB_MASTER_NODE)"
+    assert_line "ES_JAVA_OPTS=-Xms$heap -Xmx$heap"
+    assert_line "cluster.routing.allocation.disk.watermark.low=$(env_value ES_DISK_WATERMARK_LOW)"
+    assert_line "cluster.routing.allocation.disk.watermark.high=$(env_value ES_DISK_WATERMARK_HIGH)"
+    assert_line "cluster.routing.allocation.disk.watermark.flood_stage=$(env_value ES_DISK_WATERMARK_FLOOD)"
+  done
+}
+
+@test "a value in the environment overrides lab.env, as in the native runtime" {
+  run bash -c 'cd "$REPO" && ES_HEAP=1g "$DC" --project-directory . -f compose/docker-compose.yml --env-file lab.env config --format json \
+    | jq -r ".services[\"es-data-3\"].environment.ES_JAVA_OPTS"'
+  assert_success
+  assert_output "-Xms1g -Xmx1g"
+}
+
+@test "bind-mounted config files resolve inside the repository, exist, and are read-only" {
+  run model '.services[] | .volumes[]? | select(.type == "bind") | "\(.source) \(.read_only)"'
+  assert_success
+  refute_output ""
+  local source ro
+  while read -r source ro; do
+    [[ "$source" == "$REPO/compose/"* ]] || fail "bind source outside compose/: $source"
+    [[ -f "$source" ]] || fail "bind source missing: $source"
+    assert_equal "$source read_only=$ro" "$source read_only=true"
+  done <<<"$output"
+}
+
+@test "each Elasticsearch node keeps its data in a named volume of its own" {
+  run model '.services | to_entries[] | select(.key != "kibana") | .value.volumes[] | select(.type == "volume") | .source'
+  assert_success
+  assert_equal "$(sort <<<"$output")" "$(es_services | sort)"
+}
+
+@test "a broken copy of the file fails validation: unknown key, undefined dependency" {
+  local broken="$BATS_TEST_TMPDIR/docker-compose.yml"
+
+  sed 's/^  es-master:$/  es-master:\n    colour: blue/' compose/docker-compose.yml >"$broken"
+  ! cmp -s "$broken" compose/docker-compose.yml || fail "the unknown key was not inserted"
+  run dc_config "$broken" -q
+  assert_failure
+  assert_output --partial "colour"
+
+  sed 's/es-master: { condition: service_healthy }/es-nowhere: { condition: service_healthy }/' \
+    compose/docker-compose.yml >"$broken"
+  ! cmp -s "$broken" compose/docker-compose.yml || fail "the dependency was not changed"
+  run dc_config "$broken" -q
+  assert_failure
+  assert_output --partial "undefined service \"es-nowhere\""
+}
+
+@test "compose/bin/lab resolves the same model as the documented invocation" {
+  run --separate-stderr clean_env LAB_COMPOSE_BIN="$DC" "$REPO/compose/bin/lab" config --format json
+  assert_success
+  assert_equal "$(jq -S . <<<"$output")" "$(jq -S . "$MODEL")"
+}
+
+@test "compose/bin/lab refuses bad input with one line and exit 2, engine or not" {
+  run "$REPO/compose/bin/lab" kill
+  assert_failure 2
+  assert_equal "${#lines[@]}" 1
+  assert_output --partial "error: NODE is required: one of es-master"
+  run "$REPO/compose/bin/lab" restart es-data-9
+  assert_failure 2
+  assert_equal "${#lines[@]}" 1
+  assert_output --partial "error: unknown NODE 'es-data-9'"
+  run "$REPO/compose/bin/lab" frobnicate
+  assert_failure 2
+  assert_output --partial "error: unknown command 'frobnicate': use up, down, status"
+}
+
+@test "RUNTIME=compose scripts/lab up with no engine: one clear line, exit 2, nothing started" {
+  export LAB_DIR="$BATS_TEST_TMPDIR/lab"
+  # An engine nobody listens on, so the test means the same on a machine that has Docker.
+  DOCKER_HOST="unix://$BATS_TEST_TMPDIR/no-engine.sock" RUNTIME=compose run "$REPO/scripts/lab" up
+  assert_failure 2
+  assert_equal "${#lines[@]}" 1
+  assert_output --partial "error: RUNTIME=compose but no Docker engine"
+  [[ ! -e "$LAB_DIR/runtime" ]]
+  run pgrep -f -- "$LAB_DIR"
+  assert_failure
+
+  # The driver alone (as the sticky runtime file would call it) is just as clear.
+  DOCKER_HOST="unix://$BATS_TEST_TMPDIR/no-engine.sock" run "$REPO/compose/bin/lab" up
+  assert_failure 2
+  assert_equal "${#lines[@]}" 1
+  assert_output --regexp "^error: (no Docker engine answers|'docker' not found)"
+}
