@@ -18,9 +18,11 @@ build_native_dist() {
 
   ensure_apt_packages maven libzstd1
   say "building the native Elasticsearch $ES_VERSION runtime from Maven Central (first run downloads ~150 MB)..."
-  # -B: plain progress lines, readable in CI logs; -ntp: no per-kilobyte transfer noise
-  JAVA_HOME="$java_home" mvn -B -ntp -q -f "$NATIVE_SRC/pom.xml" -Des.version="$ES_VERSION" package \
-    2> >(grep -v -e '^WARNING: ' -e 'sun.misc.Unsafe' >&2) \
+  # -B: one plain line per artifact downloaded and per module built, readable in CI logs;
+  # the rest of Maven's chatter (and JDK 25's warnings about Maven's own Guice) is dropped.
+  JAVA_HOME="$java_home" mvn -B -f "$NATIVE_SRC/pom.xml" -Des.version="$ES_VERSION" package 2>&1 \
+    | { grep --line-buffered -E '^\[INFO\] (Building |BUILD|Downloaded from)|ERROR|FAIL' || true; } \
+    | sed -u -e 's/^\[INFO\] /  maven: /' >&2 \
     || die "Maven build of native/ failed (see the output above); is Maven Central reachable?"
 
   local tmp="$ES_DIST.tmp.$$"

@@ -1,0 +1,97 @@
+#!/usr/bin/env bats
+# The tenant allocator on a running lab (cluster + allocator): add a tenant over HTTP, then see
+# its alias and its shards on the nodes of the right index group.
+
+setup_file() {
+  export SMOKE_TENANT="smoke-$$-$RANDOM"
+}
+
+setup() {
+  load ../lib/lab
+  ALLOCATOR="http://$LAB_BIND:$ALLOCATOR_PORT"
+}
+
+teardown_file() {
+  load ../lib/lab
+  curl -fsS --max-time 60 -X DELETE "http://$LAB_BIND:$ALLOCATOR_PORT/tenants/$SMOKE_TENANT" >/dev/null 2>&1 || true
+}
+
+# api METHOD PATH [JSON]: "STATUS BODY" from the allocator
+api() {
+  local out
+  out="$(curl -sS --max-time 60 -o /dev/stdout -w '\n%{http_code}' -X "$1" "$ALLOCATOR$2" \
+    ${3:+-H 'content-type: application/json' -d "$3"})" || return 1
+  echo "$(tail -n1 <<<"$out") $(sed '$d' <<<"$out")"
+}
+
+@test "the allocator is ready and knows the lab's groups" {
+  run api GET /readyz
+  assert_success
+  assert_output --partial '200 '
+  run api GET /groups
+  assert_success
+  local body="${output#* }"
+  assert_equal "$(jq -r '[.groups[].name] | join(",")' <<<"$body")" "$(groups | paste -sd,)"
+}
+
+@test "POST /tenants places a tenant: 201, then 200 for the same spec, 409 for another" {
+  run api POST /tenants "{\"id\":\"$SMOKE_TENANT\",\"name\":\"Smoke\",\"expected_products\":100,\"group\":\"g2\"}"
+  assert_success
+  assert_output --regexp '^201 '
+  run api POST /tenants "{\"id\":\"$SMOKE_TENANT\",\"name\":\"Smoke\",\"expected_products\":100,\"group\":\"g2\"}"
+  assert_output --regexp '^200 '
+  run api POST /tenants "{\"id\":\"$SMOKE_TENANT\",\"name\":\"Smoke\",\"expected_products\":999,\"group\":\"g2\"}"
+  assert_output --regexp '^409 '
+  assert_output --partial '"error":"tenant_conflict"'
+}
+
+@test "the tenant's alias filters on store_id and is its write index" {
+  run api GET "/tenants/$SMOKE_TENANT"
+  assert_output --regexp '^200 '
+  local index
+  index="$(jq -r .index <<<"${output#* }")"
+  run es GET "/_alias/tenant-$SMOKE_TENANT"
+  assert_success
+  assert_equal "$(jq -r 'keys | join(",")' <<<"$output")" "$index"
+  assert_equal "$(jq -r --arg i "$index" --arg a "tenant-$SMOKE_TENANT" '.[$i].aliases[$a].filter.term.store_id' <<<"$output")" "$SMOKE_TENANT"
+  assert_equal "$(jq -r --arg i "$index" --arg a "tenant-$SMOKE_TENANT" '.[$i].aliases[$a].is_write_index' <<<"$output")" true
+}
+
+@test "every shard copy of the tenant's index is on a g2 node" {
+  run api GET "/tenants/$SMOKE_TENANT"
+  local index
+  index="$(jq -r .index <<<"${output#* }")"
+  es GET "/_cluster/health/$index?wait_for_status=green&timeout=60s" >/dev/null
+  run es GET "/_cat/shards/$index?h=node,state&format=json"
+  assert_success
+  local allowed node
+  allowed=" $(nodes_of_group g2 | paste -sd' ') "
+  assert [ "$(jq length <<<"$output")" -gt 0 ]
+  for node in $(jq -r '.[].node' <<<"$output"); do
+    [[ "$allowed" == *" $node "* ]] || fail "shard of $index on $node, not a g2 node ($allowed)"
+  done
+  assert_equal "$(jq -r '[.[] | select(.state != "STARTED")] | length' <<<"$output")" 0
+}
+
+@test "a document written through the alias is found through the alias" {
+  run es PUT "/tenant-$SMOKE_TENANT/_doc/$SMOKE_TENANT:1?version=1700000000000&version_type=external_gte&refresh=true" \
+    "{\"store_id\":\"$SMOKE_TENANT\",\"name\":\"smoke product\",\"updated_at\":1700000000000}"
+  assert_success
+  run es GET "/tenant-$SMOKE_TENANT/_count"
+  assert_equal "$(jq -r .count <<<"$output")" 1
+}
+
+@test "bad input gets a 4xx with {error, message}" {
+  run api POST /tenants '{"id":"Bad Id","name":"x","expected_products":1}'
+  assert_output --regexp '^400 '
+  assert_equal "$(jq -r 'keys | join(",")' <<<"${output#* }")" "error,message"
+  run api DELETE /tenants/no-such-tenant-here
+  assert_output --regexp '^404 '
+}
+
+@test "DELETE /tenants removes the alias and the documents" {
+  run api DELETE "/tenants/$SMOKE_TENANT"
+  assert_output --regexp '^200 '
+  run curl -s -o /dev/null -w '%{http_code}' "$ES/_alias/tenant-$SMOKE_TENANT"
+  assert_output 404
+}
