@@ -67,6 +67,13 @@ node_settings() {
   echo "cluster.routing.allocation.disk.watermark.flood_stage=$ES_DISK_WATERMARK_FLOOD"
 }
 
+# ES_HEAP (512m, 1g, 1536m...) halved, in MiB
+half_of_heap_mb() {
+  local n="${ES_HEAP%[mMgG]}" unit="${ES_HEAP: -1}"
+  [[ "$n" =~ ^[0-9]+$ ]] || { echo 256; return; }
+  case "$unit" in g | G) echo $((n * 512)) ;; *) echo $((n / 2)) ;; esac
+}
+
 jvm_options() {
   local node="$1"
   # The flags the distribution's jvm.options and launcher would add, plus what running the
@@ -74,6 +81,8 @@ jvm_options() {
   echo "-Dtenantlab.lab=$LAB_DIR"
   echo "-Xms$ES_HEAP"
   echo "-Xmx$ES_HEAP"
+  # As the distribution's launcher does: direct (netty) buffers get at most half the heap
+  echo "-XX:MaxDirectMemorySize=$(half_of_heap_mb)m"
   echo "-XX:+UseG1GC"
   echo "-Xss1m"
   echo "-XX:-OmitStackTraceInFastThrow"
@@ -110,6 +119,7 @@ start_node() {
       fd="${fd##*/}"
       ((fd > 2)) && eval "exec $fd>&-"
     done
+    export TENANTLAB_LAB="$LAB_DIR"
     exec setsid "$java_home/bin/java" "${args[@]}" >>"$(log_file "$node")" 2>&1 </dev/null
   ) &
   echo $! >"$(pid_file "$node")"
@@ -128,5 +138,3 @@ stop_node() {
   rm -f "$(pid_file "$node")"
 }
 
-# Any JVM of this lab whose pid file went missing
-stray_pids() { pgrep -f -- "-Dtenantlab.lab=$LAB_DIR " || true; }

@@ -28,7 +28,7 @@ setup() { load ../lib/lab; }
   assert_output --partial "es-data-2"
   run "$LAB" logs es-nope
   assert_failure
-  assert_output --partial "unknown NODE 'es-nope'"
+  assert_output --partial "unknown SERVICE 'es-nope'"
 }
 
 @test "make node-kill with an unknown NODE fails with one line and kills nothing" {

@@ -1,0 +1,95 @@
+# The lab's other native processes (allocator, Prometheus, exporter, ...): one file each in
+# native/services/NAME.sh, started after the cluster is green in the order of LAB_SERVICES.
+#
+# A service file is sourced in a subshell and defines:
+#   SERVICE_PORT     its loopback port (a lab.env value, e.g. "$ALLOCATOR_PORT")
+#   SERVICE_HEALTH   the HTTP path that answers 2xx once it is ready (e.g. /readyz)
+#   SERVICE_URL      what `make status` shows (default http://LAB_BIND:PORT)
+#   service_prepare  installs or builds what it needs (cached); may `die`
+#   service_command  prints its argv, one word per line; it runs with cwd = LAB_ROOT
+# Each process carries TENANTLAB_LAB=$LAB_DIR in its environment, so a lab knows its own.
+
+SERVICES_DIR="$LAB_ROOT/native/services"
+
+lab_services() { tr ',' ' ' <<<"${LAB_SERVICES:-}"; }
+is_lab_service() { [[ ",${LAB_SERVICES:-}," == *",$1,"* ]]; }
+
+# service_field NAME VAR: a variable of the service file
+service_field() { (source "$SERVICES_DIR/$1.sh" && eval "echo \"\${$2:-}\""); }
+service_url() {
+  local url
+  url="$(service_field "$1" SERVICE_URL)"
+  echo "${url:-http://$LAB_BIND:$(service_field "$1" SERVICE_PORT)}"
+}
+
+# owned_by_lab PID: the process is one of this lab's services
+owned_by_lab() { grep -qzx "TENANTLAB_LAB=$LAB_DIR" "/proc/$1/environ" 2>/dev/null; }
+
+service_pid() {
+  local f pid
+  f="$(pid_file "$1")"
+  [[ -s "$f" ]] || return 1
+  pid="$(cat "$f")"
+  owned_by_lab "$pid" && { echo "$pid"; return 0; }
+  return 1
+}
+
+check_service_port() {
+  local name="$1" port holder
+  port="$(service_field "$name" SERVICE_PORT)"
+  holder="$(port_holder "$port")"
+  [[ -z "$holder" ]] || die "port $port ($name) is already in use by pid $holder: stop that process or change its port in lab.env"
+}
+
+start_service() {
+  local name="$1" args=()
+  (source "$SERVICES_DIR/$name.sh" && service_prepare) || exit 2
+  mapfile -t args < <(source "$SERVICES_DIR/$name.sh" && service_command)
+  mkdir -p "$RUN_DIR" "$LOG_DIR"
+  echo "=== $(date -Is) starting $name" >>"$(log_file "$name")"
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd="${fd##*/}"
+      ((fd > 2)) && eval "exec $fd>&-"
+    done
+    cd "$LAB_ROOT"
+    export TENANTLAB_LAB="$LAB_DIR"
+    exec setsid "${args[@]}" >>"$(log_file "$name")" 2>&1 </dev/null
+  ) &
+  echo $! >"$(pid_file "$name")"
+}
+
+# wait_for_service NAME SECONDS
+wait_for_service() {
+  local name="$1" deadline=$((SECONDS + $2)) url
+  url="http://$LAB_BIND:$(service_field "$name" SERVICE_PORT)$(service_field "$name" SERVICE_HEALTH)"
+  while ((SECONDS < deadline)); do
+    service_pid "$name" >/dev/null || { say "error: $name exited during startup"; return 1; }
+    curl -fsS --max-time 3 -o /dev/null "$url" 2>/dev/null && return 0
+    sleep 0.5
+  done
+  say "error: $name did not answer $url within $2s"
+  return 1
+}
+
+stop_service() {
+  local name="$1" pid i
+  pid="$(service_pid "$name")" || { rm -f "$(pid_file "$name")"; return 0; }
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 100; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  rm -f "$(pid_file "$name")"
+}
+
+# Every process of this lab, services and nodes, whatever became of its pid file
+lab_process_pids() {
+  local f pid
+  for f in /proc/[0-9]*/environ; do
+    grep -qzx "TENANTLAB_LAB=$LAB_DIR" "$f" 2>/dev/null || continue
+    pid="${f#/proc/}"
+    echo "${pid%/environ}"
+  done
+}
