@@ -1,6 +1,5 @@
 # One Elasticsearch node = one JVM process. Pid files, logs and data live under $LAB_DIR.
-# Every lab JVM carries -Dtenantlab.lab=$LAB_DIR so a lab can tell its own processes from
-# another lab's, and `down` can find strays whose pid file was lost.
+# The JVMs also carry -Dtenantlab.lab=$LAB_DIR, so `ps` shows which lab a node belongs to.
 
 RUN_DIR="$LAB_DIR/run"
 LOG_DIR="$LAB_DIR/logs"
@@ -15,20 +14,8 @@ node_pid() {
   f="$(pid_file "$1")"
   [[ -s "$f" ]] || return 1
   pid="$(cat "$f")"
-  [[ -r "/proc/$pid/cmdline" ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "-Dtenantlab.lab=$LAB_DIR " \
-    && { echo "$pid"; return 0; }
+  owned_by_lab "$pid" && { echo "$pid"; return 0; }
   return 1
-}
-
-# port_holder PORT: "pid command" of the process listening on 127.0.0.1:PORT, if any
-port_holder() {
-  local pid
-  pid="$(ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)"
-  if [[ -n "$pid" ]]; then
-    echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-80)"
-  elif ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; then
-    echo "? (a process of another user)"
-  fi
 }
 
 # Refuses to start when a port of NODE is taken by anything but this lab's own NODE.
@@ -38,7 +25,7 @@ check_node_ports() {
     holder="$(port_holder "$port")"
     [[ -z "$holder" ]] && continue
     pid="${holder%% *}"
-    other="$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | sed -n 's/^-Dtenantlab.lab=//p')"
+    other="$(lab_of_pid "$pid")"
     if [[ -n "$other" ]]; then
       die "port $port ($node) is held by another tenantlab lab (pid $pid, state in $other): run 'make down' in that lab first"
     fi
@@ -111,30 +98,12 @@ start_node() {
   mkdir -p "$RUN_DIR" "$LOG_DIR/$node" "$DATA_DIR/$node" "$LAB_DIR/tmp/$node"
   mapfile -t args < <(jvm_options "$node"; echo org.tenantlab.nativeruntime.LabNode; node_settings "$node")
   echo "=== $(date -Is) starting $node" >>"$(log_file "$node")"
-  # setsid: the node outlives `make up` and a Ctrl-C in its terminal. Descriptors above 2 are
-  # closed so that a caller reading our output to its end (bats, $(...), a pipe) is not kept
-  # waiting for as long as the node lives.
-  (
-    for fd in /proc/$BASHPID/fd/*; do
-      fd="${fd##*/}"
-      ((fd > 2)) && eval "exec $fd>&-"
-    done
-    export TENANTLAB_LAB="$LAB_DIR"
-    exec setsid "$java_home/bin/java" "${args[@]}" >>"$(log_file "$node")" 2>&1 </dev/null
-  ) &
-  echo $! >"$(pid_file "$node")"
+  spawn_detached "$(log_file "$node")" "$java_home/bin/java" "${args[@]}" >"$(pid_file "$node")"
 }
 
 # stop_node NODE [SIGNAL]: TERM lets the node close its shards cleanly; KILL is the fault drill
 stop_node() {
-  local node="$1" signal="${2:-TERM}" pid i
-  pid="$(node_pid "$node")" || { rm -f "$(pid_file "$node")"; return 0; }
-  kill -"$signal" "$pid" 2>/dev/null || true
-  for ((i = 0; i < 300; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-  rm -f "$(pid_file "$node")"
+  local pid
+  pid="$(node_pid "$1")" && stop_pid "$pid" "${2:-TERM}" 30
+  rm -f "$(pid_file "$1")"
 }
-

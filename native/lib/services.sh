@@ -22,9 +22,6 @@ service_url() {
   echo "${url:-http://$LAB_BIND:$(service_field "$1" SERVICE_PORT)}"
 }
 
-# owned_by_lab PID: the process is one of this lab's services
-owned_by_lab() { grep -qzx "TENANTLAB_LAB=$LAB_DIR" "/proc/$1/environ" 2>/dev/null; }
-
 service_pid() {
   local f pid
   f="$(pid_file "$1")"
@@ -47,16 +44,7 @@ start_service() {
   mapfile -t args < <(source "$SERVICES_DIR/$name.sh" && service_command)
   mkdir -p "$RUN_DIR" "$LOG_DIR"
   echo "=== $(date -Is) starting $name" >>"$(log_file "$name")"
-  (
-    for fd in /proc/$BASHPID/fd/*; do
-      fd="${fd##*/}"
-      ((fd > 2)) && eval "exec $fd>&-"
-    done
-    cd "$LAB_ROOT"
-    export TENANTLAB_LAB="$LAB_DIR"
-    exec setsid "${args[@]}" >>"$(log_file "$name")" 2>&1 </dev/null
-  ) &
-  echo $! >"$(pid_file "$name")"
+  spawn_detached "$(log_file "$name")" "${args[@]}" >"$(pid_file "$name")"
 }
 
 # wait_for_service NAME SECONDS
@@ -73,23 +61,7 @@ wait_for_service() {
 }
 
 stop_service() {
-  local name="$1" pid i
-  pid="$(service_pid "$name")" || { rm -f "$(pid_file "$name")"; return 0; }
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < 100; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-  rm -f "$(pid_file "$name")"
-}
-
-# Every process of this lab, services and nodes, whatever became of its pid file
-lab_process_pids() {
-  local f pid
-  for f in /proc/[0-9]*/environ; do
-    grep -qzx "TENANTLAB_LAB=$LAB_DIR" "$f" 2>/dev/null || continue
-    pid="${f#/proc/}"
-    echo "${pid%/environ}"
-  done
+  local pid
+  pid="$(service_pid "$1")" && stop_pid "$pid" TERM 10
+  rm -f "$(pid_file "$1")"
 }

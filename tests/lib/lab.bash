@@ -51,3 +51,34 @@ bulk_docs() {
   curl -fsS --max-time 60 -X POST "$ES/$1/_bulk?refresh=wait_for" -H 'content-type: application/x-ndjson' \
     --data-binary "$body" | jq -e '.errors == false' >/dev/null
 }
+
+ALLOCATOR="http://$LAB_BIND:$ALLOCATOR_PORT"
+
+# api METHOD PATH [JSON]: "STATUS BODY" from the allocator
+api() {
+  local out
+  out="$(curl -sS --max-time 60 -o /dev/stdout -w '\n%{http_code}' -X "$1" "$ALLOCATOR$2" \
+    ${3:+-H 'content-type: application/json' -d "$3"})" || return 1
+  echo "$(tail -n1 <<<"$out") $(sed '$d' <<<"$out")"
+}
+
+# write_products TENANT FROM TO [BUMP]: whole products FROM..TO through the tenant's alias,
+# following the allocator's write contract (_id "<tenant>:<n>", version = updated_at in epoch
+# ms, version_type external_gte); updated_at = 1700000000000 + n + BUMP. Fails unless every
+# item was acknowledged.
+write_products() {
+  local t="$1" i v body=""
+  for ((i = $2; i <= $3; i++)); do
+    v=$((1700000000000 + i + ${4:-0}))
+    body+="{\"index\":{\"_id\":\"$t:$i\",\"version\":$v,\"version_type\":\"external_gte\"}}"$'\n'
+    body+="{\"store_id\":\"$t\",\"product_id\":\"$i\",\"name\":\"product $i of $t\",\"price\":$((i % 90 + 10)),\"updated_at\":$v}"$'\n'
+  done
+  curl -fsS --max-time 120 -X POST "$ES/tenant-$t/_bulk" -H 'content-type: application/x-ndjson' \
+    --data-binary "$body" | jq -e '.errors == false' >/dev/null
+}
+
+# product_versions TENANT: "id updated_at" of every product the tenant's alias finds, sorted
+product_versions() {
+  es POST "/tenant-$1/_search" '{"size": 10000, "_source": ["updated_at"], "query": {"match_all": {}}}' \
+    | jq -r '.hits.hits[] | "\(._id) \(._source.updated_at)"' | sort
+}

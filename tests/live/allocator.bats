@@ -8,20 +8,11 @@ setup_file() {
 
 setup() {
   load ../lib/lab
-  ALLOCATOR="http://$LAB_BIND:$ALLOCATOR_PORT"
 }
 
 teardown_file() {
   load ../lib/lab
   curl -fsS --max-time 60 -X DELETE "http://$LAB_BIND:$ALLOCATOR_PORT/tenants/$SMOKE_TENANT" >/dev/null 2>&1 || true
-}
-
-# api METHOD PATH [JSON]: "STATUS BODY" from the allocator
-api() {
-  local out
-  out="$(curl -sS --max-time 60 -o /dev/stdout -w '\n%{http_code}' -X "$1" "$ALLOCATOR$2" \
-    ${3:+-H 'content-type: application/json' -d "$3"})" || return 1
-  echo "$(tail -n1 <<<"$out") $(sed '$d' <<<"$out")"
 }
 
 @test "the allocator is ready and knows the lab's groups" {

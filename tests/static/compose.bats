@@ -62,7 +62,7 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
 }
 
 @test "every service runs an image pinned to the version in lab.env, never latest" {
-  run model '.services | to_entries[] | "\(.key) \(.value.image)"'
+  run model '.services | to_entries[] | select(.value.build == null) | "\(.key) \(.value.image)"'
   assert_success
   refute_output --regexp ':latest$'
   local service image
@@ -73,6 +73,18 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
       *) assert_equal "$image" "$(env_value ES_IMAGE):$(env_value ES_VERSION)" ;;
     esac
   done <<<"$output"
+}
+
+@test "every service built here starts FROM a base image pinned in lab.env" {
+  run model '.services | to_entries[] | select(.value.build != null) | "\(.key) \(.value.build.args.NODE_IMAGE // "unpinned")"'
+  assert_success
+  assert_output --partial allocator
+  local service image
+  while read -r service image; do
+    [[ "$image" =~ ^[^:]+:[0-9][A-Za-z0-9._-]*$ ]] || fail "$service: base image '$image' has no explicit version tag"
+    assert_equal "$image" "$(env_value NODE_IMAGE)"
+  done <<<"$output"
+  grep -q '^FROM ${NODE_IMAGE}$' allocator/Dockerfile
 }
 
 @test "every service has a healthcheck" {

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// `make bench-allocator`: prints the allocator's figures. The placement benchmark is pure;
+// the API and move benchmarks need the lab's cluster and clean up after themselves.
+// BENCH_ONLY=placement|api|move runs one; BENCH_DOCS sets the move size.
+import { benchApi } from './api.js';
+import { benchMove } from './move.js';
+import { benchPlacement } from './placement.js';
+import { cleanup, clusterUp, labConfig, testPolicyFile, uniquePrefix } from '../test/integration/harness.js';
+
+const only = process.env.BENCH_ONLY;
+const results = {};
+let failed = false;
+
+if (!only || only === 'placement') {
+  results.placement = benchPlacement();
+  console.log(`placement: ${results.placement.tenants} tenants planned in ${results.placement.placement_ms} ms (target < 1000 ms); rebalance plan ${results.placement.rebalance_plan_ms} ms`);
+}
+if (!only || only === 'api' || only === 'move') {
+  if (!(await clusterUp())) {
+    console.log(`api, move: skipped: Elasticsearch not reachable at ${labConfig.esUrl}`);
+    failed = Boolean(only);
+  } else {
+    const prefix = uniquePrefix();
+    const policyFile = testPolicyFile({ move: { drainMs: 1000, batchSize: 1000 } });
+    try {
+      if (!only || only === 'api') {
+        results.api = await benchApi({ prefix, policyFile, duration: Number(process.env.BENCH_SECONDS ?? 10) });
+        for (const [k, v] of Object.entries(results.api)) console.log(`api: ${k}: ${v.rps} req/s, p50 ${v.p50_ms} ms, p99 ${v.p99_ms} ms (target < 20 ms), non-2xx ${v.non2xx}`);
+      }
+      if (!only || only === 'move') {
+        results.move = await benchMove({ prefix: `${prefix}m-`, policyFile, documents: Number(process.env.BENCH_DOCS ?? 20000) });
+        const m = results.move;
+        console.log(`move: ${m.documents} docs: copy ${m.copy_docs_per_s} docs/s, whole move ${m.move_total_s} s (${m.move_docs_per_s} docs/s); seeding through the alias ${m.seed_docs_per_s} docs/s`);
+      }
+    } catch (err) {
+      console.error(`bench failed: ${err.message}`);
+      failed = true;
+    } finally {
+      await cleanup(`${prefix}m-`);
+      await cleanup(prefix);
+    }
+  }
+}
+if (process.env.BENCH_JSON) console.log(JSON.stringify(results, null, 2));
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,75 @@
+// The HTTP face of the allocator: fastify with one plugin per concern, JSON Schema validation
+// that rejects unknown fields, one error shape ({error, message}) and no stack traces.
+import swagger from '@fastify/swagger';
+import Fastify, { LogController } from 'fastify';
+import { toHttpError } from './errors.js';
+import groupRoutes from './routes/groups.js';
+import healthRoutes from './routes/health.js';
+import jobRoutes from './routes/jobs.js';
+import rebalanceRoutes from './routes/rebalance.js';
+import { shared } from './routes/schemas.js';
+import tenantRoutes from './routes/tenants.js';
+
+const fastifyCodes = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'malformed_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'malformed_json',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+};
+
+/** "body/expected_products must be >= 0", "body has unknown field 'x'": what to fix, not ajv's jargon. */
+function validationMessage(err) {
+  const v = err.validation[0];
+  const where = `${err.validationContext ?? 'request'}${v.instancePath ?? ''}`;
+  if (v.keyword === 'additionalProperties') return `${where} has unknown field '${v.params.additionalProperty}'`;
+  if (v.keyword === 'required') return `${where} is missing required field '${v.params.missingProperty}'`;
+  return `${where} ${v.message}`;
+}
+
+export async function buildApp({ allocator, metrics, log }) {
+  const app = Fastify({
+    loggerInstance: log,
+    // Per-request lines would drown the log at benchmark rates; errors are logged below.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 64 * 1024,
+    forceCloseConnections: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions?.url ?? 'unmatched';
+    metrics.httpDuration.observe({ method: req.method, route, status_code: reply.statusCode }, reply.elapsedTime / 1000);
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    if (err.validation) return reply.code(400).send({ error: 'bad_request', message: validationMessage(err) });
+    if (fastifyCodes[err.code] || (err.code?.startsWith?.('FST_') && err.statusCode < 500)) {
+      return reply.code(err.statusCode ?? 400).send({ error: fastifyCodes[err.code] ?? 'bad_request', message: err.message });
+    }
+    const http = toHttpError(err);
+    if (http.statusCode >= 500) req.log.error({ err, url: req.url, method: req.method }, 'request failed');
+    return reply.code(http.statusCode).send({ error: http.code, message: http.message });
+  });
+
+  app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` }));
+
+  for (const s of shared) app.addSchema(s);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'tenantlab allocator', version: '0.1.0', description: 'Places tenants into index groups, moves them with zero loss, rebalances.' },
+      tags: ['ops', 'groups', 'tenants', 'jobs', 'rebalance'].map((name) => ({ name })),
+    },
+    refResolver: { buildLocalReference: (json) => json.$id },
+  });
+
+  const deps = { allocator, metrics };
+  await app.register(healthRoutes, deps);
+  await app.register(groupRoutes, deps);
+  await app.register(tenantRoutes, deps);
+  await app.register(jobRoutes, deps);
+  await app.register(rebalanceRoutes, deps);
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  return app;
+}

@@ -1,0 +1,49 @@
+import { badRequest } from '../errors.js';
+import { errors, tenantIdParam } from './schemas.js';
+
+export default async function tenantRoutes(app, { allocator }) {
+  app.post('/tenants', {
+    schema: {
+      summary: 'Place a tenant (idempotent: same id and spec -> 200, a different spec -> 409)',
+      tags: ['tenants'],
+      body: { $ref: 'TenantSpec#' },
+      response: { 200: { $ref: 'Tenant#' }, 201: { $ref: 'Tenant#' }, ...errors(400, 404, 409, 422, 503) },
+    },
+  }, async (req, reply) => {
+    const { created, tenant } = await allocator.addTenant(req.body);
+    return reply.code(created ? 201 : 200).send(tenant);
+  });
+
+  app.get('/tenants', {
+    schema: { summary: 'All tenants', tags: ['tenants'], response: { 200: { type: 'object', properties: { tenants: { type: 'array', items: { $ref: 'Tenant#' } } } }, ...errors(503) } },
+  }, () => ({ tenants: allocator.listTenants() }));
+
+  app.get('/tenants/:id', {
+    schema: { summary: 'One tenant: index, group, alias, documents, search rate', tags: ['tenants'], params: tenantIdParam, response: { 200: { $ref: 'Tenant#' }, ...errors(400, 404, 503) } },
+  }, (req) => allocator.getTenant(req.params.id));
+
+  app.delete('/tenants/:id', {
+    schema: {
+      summary: 'Delete a tenant: alias and documents',
+      tags: ['tenants'],
+      params: tenantIdParam,
+      response: { 200: { type: 'object', properties: { deleted: { type: 'string' }, documents_deleted: { type: 'integer' } } }, ...errors(400, 404, 409, 503) },
+    },
+  }, (req) => allocator.deleteTenant(req.params.id));
+
+  app.post('/tenants/:id/move', {
+    schema: {
+      summary: 'Move a tenant to a group, a shared index, or a dedicated index; 202 with the job',
+      tags: ['tenants'],
+      params: tenantIdParam,
+      body: { $ref: 'MoveRequest#' },
+      response: { 202: { $ref: 'Job#' }, ...errors(400, 404, 409, 422, 503) },
+    },
+  }, async (req, reply) => {
+    const b = req.body;
+    if (b.index && (b.group || b.dedicated)) throw badRequest('give either index, or group and/or dedicated, not both');
+    if (b.index === undefined && b.group === undefined && b.dedicated === undefined) throw badRequest('give a target: group, index or dedicated');
+    const job = await allocator.requestMove(req.params.id, b);
+    return reply.code(202).header('location', `/jobs/${job.id}`).send(job);
+  });
+}

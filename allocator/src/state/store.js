@@ -1,0 +1,87 @@
+// The allocator's memory: tenants, the indices it manages and move jobs, kept in an index of
+// its own so that a restart (or a second process after a crash) picks up exactly where the
+// last one stopped. Reads are served from the in-memory copy; every change is written through
+// before the API answers (an acknowledged index operation is durable in the translog) and
+// load() refreshes before it reads, so no write has to wait for a refresh.
+import { scanPages } from '../es/scan.js';
+
+const kinds = ['tenant', 'index', 'job'];
+
+export class StateStore {
+  constructor(client, prefix) {
+    this.client = client;
+    this.index = `${prefix}allocator-state`;
+    this.tenants = new Map();
+    this.indices = new Map();
+    this.jobs = new Map();
+  }
+
+  #map(type) {
+    return { tenant: this.tenants, index: this.indices, job: this.jobs }[type];
+  }
+
+  /** Creates the state index if missing; returns true when it already existed. */
+  async ensureIndex() {
+    if (await this.client.indices.exists({ index: this.index })) return true;
+    try {
+      await this.client.indices.create({
+        index: this.index,
+        settings: { number_of_shards: 1, number_of_replicas: 1, 'index.auto_expand_replicas': '0-1' },
+        mappings: { dynamic: false, properties: { type: { type: 'keyword' }, key: { type: 'keyword' } } },
+        wait_for_active_shards: '1',
+      });
+    } catch (err) {
+      if (err?.meta?.body?.error?.type !== 'resource_already_exists_exception') throw err;
+      return true;
+    }
+    return false;
+  }
+
+  async load() {
+    for (const kind of kinds) this.#map(kind).clear();
+    await this.client.indices.refresh({ index: this.index });
+    for await (const page of scanPages(this.client, { index: this.index, query: { match_all: {} } })) {
+      for (const hit of page) {
+        const { type, key, data } = hit._source;
+        this.#map(type)?.set(key, data);
+      }
+    }
+  }
+
+  async #put(type, key, data) {
+    await this.client.index({ index: this.index, id: `${type}:${key}`, document: { type, key, data } });
+    this.#map(type).set(key, data);
+    return data;
+  }
+
+  async #delete(type, key) {
+    await this.client.delete({ index: this.index, id: `${type}:${key}` }).catch((err) => {
+      if (err?.meta?.statusCode !== 404) throw err;
+    });
+    this.#map(type).delete(key);
+  }
+
+  putTenant(t) {
+    return this.#put('tenant', t.id, { ...t, updated_at: new Date().toISOString() });
+  }
+
+  deleteTenant(id) {
+    return this.#delete('tenant', id);
+  }
+
+  putIndex(ix) {
+    return this.#put('index', ix.name, ix);
+  }
+
+  deleteIndex(name) {
+    return this.#delete('index', name);
+  }
+
+  putJob(job) {
+    return this.#put('job', job.id, job);
+  }
+
+  async drop() {
+    await this.client.indices.delete({ index: this.index, ignore_unavailable: true });
+  }
+}
