@@ -66,7 +66,7 @@ rebalance: ## Run the rebalance plan, one move at a time
 	@$(ALLOC) rebalance --wait
 
 ## ---- Tests and benchmarks ----
-test: ## Run every test (starts and stops its own lab); ends with "N passed, N failed"
+test: ## Run every test (starts and stops its own lab); ONLY=PATTERN for some; ends with "N passed, N failed"
 	@tests/run
 
 bench-startup: ## Seconds from `make up` to green (native) and RSS per node

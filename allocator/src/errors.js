@@ -26,10 +26,34 @@ const placementStatus = {
 };
 
 /** True when the cluster could not be reached or could not serve the request right now. */
+// Failures of a cluster that is losing or regaining a node: the same request succeeds once the
+// cluster has settled, so callers retry them (and the API answers 503, not 502).
+const TRANSIENT_TYPES = new Set([
+  'node_disconnected_exception',
+  'node_not_connected_exception',
+  'connect_transport_exception',
+  'receive_timeout_transport_exception',
+  'node_closed_exception',
+  'master_not_discovered_exception',
+  'not_master_exception',
+  'process_cluster_event_timeout_exception',
+  'failed_to_commit_cluster_state_exception',
+  'no_shard_available_action_exception',
+  'unavailable_shards_exception',
+  'cluster_block_exception',
+]);
+
+function errorTypes(err) {
+  const e = err?.meta?.body?.error;
+  if (!e || typeof e !== 'object') return [];
+  return [e.type, ...(e.root_cause ?? []).map((c) => c.type), e.caused_by?.type].filter(Boolean);
+}
+
 export function isUnavailable(err) {
   if (err instanceof esErrors.ConnectionError || err instanceof esErrors.NoLivingConnectionsError || err instanceof esErrors.TimeoutError) return true;
   const status = err?.meta?.statusCode;
-  return status === 503 || status === 429;
+  if (status === 503 || status === 429 || status === 504) return true;
+  return errorTypes(err).some((t) => TRANSIENT_TYPES.has(t));
 }
 
 export function esReason(err) {

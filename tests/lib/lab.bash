@@ -42,14 +42,23 @@ doc_digest() {
   echo "$(jq -r '.hits.total.value' <<<"$body") $(jq -cS '[.hits.hits[] | {id: ._id, src: ._source}] | sort_by(.id)' <<<"$body" | sha256sum | cut -c1-16)"
 }
 
+# bulk INDEX NDJSON [QUERY]: fails unless the cluster acknowledged every item. The body goes
+# through stdin: Linux caps one command-line argument at 128 KiB.
+bulk() {
+  local out
+  out="$(printf '%s' "$2" | curl -fsS --max-time 120 -X POST "$ES/$1/_bulk${3:+?$3}" \
+    -H 'content-type: application/x-ndjson' --data-binary @-)" || return 1
+  jq -e '.errors == false and (.items | length) > 0' >/dev/null <<<"$out" \
+    || { echo "bulk into $1 not acknowledged: $(jq -c '[.items[] | .[] | select(.error)][0]' <<<"$out")" >&2; return 1; }
+}
+
 # bulk_docs INDEX FROM TO: indexes docs FROM..TO; fails unless every item succeeded
 bulk_docs() {
   local i body=""
   for ((i = $2; i <= $3; i++)); do
     body+="{\"index\":{\"_id\":\"doc-$i\"}}"$'\n'"{\"n\":$i,\"title\":\"product $i\"}"$'\n'
   done
-  curl -fsS --max-time 60 -X POST "$ES/$1/_bulk?refresh=wait_for" -H 'content-type: application/x-ndjson' \
-    --data-binary "$body" | jq -e '.errors == false' >/dev/null
+  bulk "$1" "$body" "refresh=wait_for"
 }
 
 ALLOCATOR="http://$LAB_BIND:$ALLOCATOR_PORT"
@@ -73,8 +82,7 @@ write_products() {
     body+="{\"index\":{\"_id\":\"$t:$i\",\"version\":$v,\"version_type\":\"external_gte\"}}"$'\n'
     body+="{\"store_id\":\"$t\",\"product_id\":\"$i\",\"name\":\"product $i of $t\",\"price\":$((i % 90 + 10)),\"updated_at\":$v}"$'\n'
   done
-  curl -fsS --max-time 120 -X POST "$ES/tenant-$t/_bulk" -H 'content-type: application/x-ndjson' \
-    --data-binary "$body" | jq -e '.errors == false' >/dev/null
+  bulk "tenant-$t" "$body"
 }
 
 # product_versions TENANT: "id updated_at" of every product the tenant's alias finds, sorted

@@ -65,6 +65,6 @@ node_pid_of() { es GET "/_cat/nodes?h=name" 2>/dev/null | grep -qx "$1" && echo 
   # and the original 500 are untouched: same digest as before the kill, once the new ones go
   local ids="" i
   for ((i = 501; i <= 600; i++)); do ids+="{\"delete\":{\"_id\":\"doc-$i\"}}"$'\n'; done
-  curl -fsS -X POST "$ES/smoke-faults/_bulk?refresh=wait_for" -H 'content-type: application/x-ndjson' --data-binary "$ids" >/dev/null
+  bulk smoke-faults "$ids" refresh=wait_for
   assert_equal "$(doc_digest smoke-faults)" "$(cat "$BATS_FILE_TMPDIR/digest")"
 }

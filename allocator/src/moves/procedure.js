@@ -15,12 +15,14 @@
 //            newer write or a newer delete tombstone. Repeated until a pass copies nothing,
 //            which proves every source document is in the target, superseded or deleted.
 //   switch   refresh the target, then ONE atomic alias update: reads and writes on the target
-//   cleanup  bulk-delete the tenant from the source (or drop a dedicated source index), and
-//            let the target forget tombstones again
+//   cleanup  empty the source: each remaining document is copied once more (external versions)
+//            and then deleted only if unchanged since read, so a late write that still landed
+//            in the source is moved, not lost; a dedicated source is write-blocked, copied once
+//            more and dropped. Then the target may forget tombstones again.
 // Reads therefore always see a complete tenant: the source until the switch, the target after.
 // Writes made during the move become visible at the switch (reads lag, never lose).
 import { createIndex, deleteIndex, pointAlias, setGcDeletes, splitAlias } from '../es/cluster.js';
-import { copyPass, deleteAll, MoveError, transient } from './copy.js';
+import { copyPass, drainAll, MoveError, transient } from './copy.js';
 
 export const PHASES = ['prepare', 'split', 'copy', 'switch', 'cleanup', 'done'];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -69,14 +71,29 @@ const steps = {
   async cleanup(ctx, job, progress) {
     const { client, store } = ctx;
     const source = store.indices.get(job.from.index);
-    if (source?.kind === 'dedicated') {
+    const { batchSize, keepAlive } = ctx.policy.move;
+    const started = Date.now();
+    const opts = { source: job.from.index, target: job.to.index, tenantId: job.tenant, batchSize, keepAlive };
+    if (source?.kind === 'dedicated' && !(await client.indices.exists({ index: job.from.index }))) {
+      await store.deleteIndex(job.from.index); // resumed after the drop
+    } else if (source?.kind === 'dedicated') {
+      // Only this tenant writes there: a write block turns a late write into an error its
+      // writer sees (and retries through the alias), never into an acknowledged loss.
+      await client.indices.putSettings({ index: job.from.index, settings: { 'index.blocks.write': true } });
+      await client.indices.refresh({ index: job.from.index });
+      await copyPass(client, { ...opts, onPage: (page) => progress.copied(page, started) });
       const { count } = await client.count({ index: job.from.index });
-      progress.deleted(count);
+      await progress.deleted(count);
       await deleteIndex(client, job.from.index);
       await store.deleteIndex(job.from.index);
     } else {
-      const { batchSize, keepAlive } = ctx.policy.move;
-      await deleteAll(client, { index: job.from.index, tenantId: job.tenant, batchSize, keepAlive, onPage: (n) => progress.deleted(n) });
+      await drainAll(client, {
+        ...opts,
+        onPage: async (page) => {
+          await progress.copied({ copied: page.copied, skipped: 0 }, started);
+          await progress.deleted(page.deleted);
+        },
+      });
     }
     await setGcDeletes(client, job.to.index, null);
   },
