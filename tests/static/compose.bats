@@ -10,34 +10,26 @@
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-  REPO="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+  load ../lib/compose
   DC="$("$REPO/scripts/install/compose.sh")"
   MODEL="$BATS_FILE_TMPDIR/model.json"
-  export REPO DC MODEL
-  clean_env "$DC" --project-directory "$REPO" -f compose/docker-compose.yml --env-file lab.env \
-    config --format json >"$MODEL"
+  export DC MODEL
+  compose_model "$MODEL"
 }
 
 setup() {
   bats_load_library bats-support
   bats_load_library bats-assert
+  load ../lib/compose
   cd "$REPO" || return 1
 }
 
-# clean_env CMD...: CMD from the repository root with nothing of the caller's environment
-clean_env() { (cd "$REPO" && env -i PATH="$PATH" HOME="$HOME" "$@"); }
-
-# dc_config FILE ARGS...: `docker compose config` exactly as the lab runs it
+# dc_config FILE ARGS...: `docker compose config` of the base FILE alone, as the lab runs it
 dc_config() {
   local file="$1"
   shift
   clean_env "$DC" --project-directory "$REPO" -f "$file" --env-file lab.env config "$@"
 }
-
-# env_value KEY: the value lab.env itself gives KEY
-env_value() { sed -n "s/^$1=//p" "$REPO/lab.env"; }
-
-model() { jq -r "$@" "$MODEL"; }
 
 es_services() { env_value LAB_NODES | tr ',' '\n'; }
 
@@ -53,26 +45,34 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
   assert_equal "$stderr" ""
 }
 
-@test "every variable the compose file uses is a key of lab.env" {
+@test "every variable the compose files use is a key of lab.env" {
   local var missing=()
   while read -r var; do
     grep -q "^$var=" lab.env || missing+=("$var")
-  done < <(grep -v '^[[:space:]]*#' compose/docker-compose.yml | grep -o '\${[A-Za-z_][A-Za-z0-9_]*' | cut -c3- | sort -u)
+  done < <(cat compose/docker-compose.yml compose/extensions/*/*-compose.yml | grep -v '^[[:space:]]*#' \
+    | grep -o '\${[A-Za-z_][A-Za-z0-9_]*' | cut -c3- | sort -u)
   assert_equal "${missing[*]}" ""
 }
 
 @test "every service runs an image pinned to the version in lab.env, never latest" {
+  # the images lab.env pins: every X_IMAGE with its X_VERSION
+  local pinned=() key
+  for key in $(sed -n 's/^\([A-Z0-9_]*\)_IMAGE=.*/\1/p' lab.env); do
+    [[ -n "$(env_value "${key}_VERSION")" ]] || continue
+    pinned+=("$(env_value "${key}_IMAGE"):$(env_value "${key}_VERSION")" "$(env_value "${key}_IMAGE"):v$(env_value "${key}_VERSION")")
+  done
   run model '.services | to_entries[] | select(.value.build == null) | "\(.key) \(.value.image)"'
   assert_success
   refute_output --regexp ':latest$'
   local service image
   while read -r service image; do
-    [[ "$image" =~ ^[^:]+(:[0-9]+)?/.+:[0-9][A-Za-z0-9._-]*$ ]] || fail "$service: image '$image' has no explicit version tag"
-    case "$service" in
-      kibana) assert_equal "$image" "$(env_value KIBANA_IMAGE):$(env_value KIBANA_VERSION)" ;;
-      *) assert_equal "$image" "$(env_value ES_IMAGE):$(env_value ES_VERSION)" ;;
-    esac
+    [[ "$image" =~ :v?[0-9][A-Za-z0-9._-]*$ ]] || fail "$service: image '$image' has no explicit version tag"
+    [[ " ${pinned[*]} " == *" $image "* ]] || fail "$service: image '$image' is not an X_IMAGE:X_VERSION pair of lab.env"
   done <<<"$output"
+  for key in $(es_services); do
+    assert_equal "$key $(model --arg s "$key" '.services[$s].image')" "$key $(env_value ES_IMAGE):$(env_value ES_VERSION)"
+  done
+  assert_equal "$(model '.services.kibana.image')" "$(env_value KIBANA_IMAGE):$(env_value KIBANA_VERSION)"
 }
 
 @test "every service built here starts FROM a base image pinned in lab.env" {
@@ -98,11 +98,15 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
     | select(.value.condition != "service_healthy") | "\($s) -> \(.key): \(.value.condition)"'
   assert_success
   assert_output ""
+  # directly or through the services it waits for
   local master service
   master="$(env_value LAB_MASTER_NODE)"
   for service in $(model '.services | keys[]'); do
     [[ "$service" == "$master" ]] && continue
-    assert_equal "$(model --arg s "$service" --arg m "$master" '.services[$s].depends_on[$m].condition')" service_healthy
+    run model --arg s "$service" --arg m "$master" '. as $root
+      | def waits($x): ($root.services[$x].depends_on // {} | keys) as $d | ($d | index($m)) != null or any($d[]; waits(.));
+      waits($s)'
+    assert_equal "$service waits for $master: $output" "$service waits for $master: true"
   done
 }
 
@@ -118,7 +122,9 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
 @test "the compose topology is lab.env's: nodes, names, roles, index groups, HTTP ports" {
   local attr node key group
   attr="$(env_value LAB_GROUP_ATTR)"
-  assert_equal "$(model '.services | keys[] | select(. != "kibana")' | sort)" "$(es_services | sort)"
+  # the services running the Elasticsearch image are exactly lab.env's nodes
+  assert_equal "$(model --arg i "$(env_value ES_IMAGE):$(env_value ES_VERSION)" '.services | to_entries[] | select(.value.image == $i) | .key' | sort)" \
+    "$(es_services | sort)"
   for node in $(es_services); do
     key="$(node_key "$node")"
     assert_equal "$node: name $(flag "$node" node.name)" "$node: name $node"
@@ -153,22 +159,24 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
   assert_output "-Xms1g -Xmx1g"
 }
 
-@test "bind-mounted config files resolve inside the repository, exist, and are read-only" {
+@test "bind-mounted config resolves inside the repository, exists, and is read-only" {
   run model '.services[] | .volumes[]? | select(.type == "bind") | "\(.source) \(.read_only)"'
   assert_success
   refute_output ""
   local source ro
   while read -r source ro; do
-    [[ "$source" == "$REPO/compose/"* ]] || fail "bind source outside compose/: $source"
-    [[ -f "$source" ]] || fail "bind source missing: $source"
+    [[ "$source" == "$REPO/compose/"* || "$source" == "$REPO/grafana-dashboards"* ]] \
+      || fail "bind source outside compose/ and grafana-dashboards/: $source"
+    [[ -e "$source" ]] || fail "bind source missing: $source"
     assert_equal "$source read_only=$ro" "$source read_only=true"
   done <<<"$output"
 }
 
 @test "each Elasticsearch node keeps its data in a named volume of its own" {
-  run model '.services | to_entries[] | select(.key != "kibana") | .value.volumes[] | select(.type == "volume") | .source'
-  assert_success
-  assert_equal "$(sort <<<"$output")" "$(es_services | sort)"
+  local node
+  for node in $(es_services); do
+    assert_equal "$node: $(model --arg s "$node" '[.services[$s].volumes[] | select(.type == "volume") | .source] | join(",")')" "$node: $node"
+  done
 }
 
 @test "a broken copy of the file fails validation: unknown key, undefined dependency" {

@@ -1,0 +1,42 @@
+# Prometheus from Debian's `prometheus` package (scripts/install/prometheus.sh), on
+# LAB_BIND:PROMETHEUS_PORT with the remote-write receiver on (k6 pushes its metrics to
+# /api/v1/write). Its config is rendered from the template both runtimes share,
+# compose/prometheus/prometheus.yml.tmpl, with this lab's loopback addresses; rules come from
+# compose/prometheus/rules/. Config and data live in $LAB_DIR/prometheus.
+# Interface: native/lib/services.sh.
+
+SERVICE_PORT="$PROMETHEUS_PORT"
+SERVICE_HEALTH=/-/ready
+
+PROMETHEUS_LAB_DIR="$LAB_DIR/prometheus"
+
+# render_prometheus_config OUT: the shared template with the native addresses
+render_prometheus_config() {
+  PROM_SCRAPE_INTERVAL="$PROMETHEUS_SCRAPE_INTERVAL" \
+    PROM_RULES_DIR="$LAB_ROOT/compose/prometheus/rules" \
+    PROM_PROMETHEUS_TARGET="$LAB_BIND:$PROMETHEUS_PORT" \
+    PROM_ES_EXPORTER_TARGET="$LAB_BIND:$ES_EXPORTER_PORT" \
+    PROM_ALLOCATOR_TARGET="$LAB_BIND:$ALLOCATOR_PORT" \
+    sh "$LAB_ROOT/compose/prometheus/render.sh" "$LAB_ROOT/compose/prometheus/prometheus.yml.tmpl" "$1"
+}
+
+service_prepare() {
+  "$LAB_ROOT/scripts/install/prometheus.sh" >/dev/null
+  mkdir -p "$PROMETHEUS_LAB_DIR/data"
+  render_prometheus_config "$PROMETHEUS_LAB_DIR/prometheus.yml" \
+    || die "prometheus: cannot render $PROMETHEUS_LAB_DIR/prometheus.yml"
+  # A bad rule or config stops here with promtool's message, not in the service log.
+  local out
+  out="$(promtool check config "$PROMETHEUS_LAB_DIR/prometheus.yml" 2>&1)" \
+    || die "prometheus: $PROMETHEUS_LAB_DIR/prometheus.yml is invalid: $(grep -iE 'fail|error' <<<"$out" | head -n 3 | tr '\n' ' ')"
+}
+
+service_command() {
+  command -v prometheus || echo /usr/bin/prometheus
+  echo "--config.file=$PROMETHEUS_LAB_DIR/prometheus.yml"
+  echo "--storage.tsdb.path=$PROMETHEUS_LAB_DIR/data"
+  echo "--storage.tsdb.retention.time=$PROMETHEUS_RETENTION"
+  echo "--web.listen-address=$LAB_BIND:$PROMETHEUS_PORT"
+  echo "--web.enable-remote-write-receiver"
+  echo "--log.level=warn"
+}

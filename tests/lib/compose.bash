@@ -1,0 +1,25 @@
+# Shared by the compose bats files: the compose model exactly as compose/bin/lab resolves it (the
+# base file plus every overlay under compose/extensions/), from lab.env alone: compose runs with
+# a clean environment, so what is checked is what lab.env produces, even when the caller
+# (tests/run) has shifted ports in its environment.
+
+REPO="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+export REPO
+
+# clean_env CMD...: CMD from the repository root with nothing of the caller's environment
+clean_env() { (cd "$REPO" && env -i PATH="$PATH" HOME="$HOME" "$@"); }
+
+# The -f arguments: compose/bin/lab's own list, so the tests and the driver cannot differ
+compose_files() { clean_env "$REPO/compose/bin/lab" files; }
+
+# compose_model FILE: writes the resolved model (JSON) of the lab's files to FILE
+compose_model() {
+  local files
+  mapfile -t files < <(compose_files)
+  clean_env "$DC" --project-directory "$REPO" "${files[@]}" --env-file lab.env config --format json >"$1"
+}
+
+# env_value KEY: the value lab.env itself gives KEY
+env_value() { sed -n "s/^$1=//p" "$REPO/lab.env"; }
+
+model() { jq -r "$@" "$MODEL"; }

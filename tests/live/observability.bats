@@ -1,0 +1,241 @@
+#!/usr/bin/env bats
+# The observability stack on a running lab: every scrape target up, every rule evaluating, and,
+# after a short seed and load, every panel target of every dashboard (variables resolved from the
+# live Prometheus, as Grafana would) returning at least one series. A failure names the
+# dashboard, the panel and the query.
+#
+# Targets that need the allocator (tenantlab_*, tenantlab:*, index_group:* series) are checked
+# when the allocator is part of the lab (and then it must be up); targets on k6 metrics only when
+# k6 has pushed metrics recently (a `make load` running during the tests); the rest always.
+
+setup_file() {
+  load ../lib/lab
+  export PROM="http://$LAB_BIND:$PROMETHEUS_PORT"
+  export PROBE_INDEX="obs-probe-$$"
+  export PROBE_TENANT="obs-$$-$RANDOM"
+  prometheus_in_lab || return 0
+  curl -fsS --max-time 5 "$PROM/-/ready" >/dev/null 2>&1 || return 0
+  short_seed_and_load
+}
+
+teardown_file() {
+  load ../lib/lab
+  curl -fsS --max-time 30 -X DELETE "$ES/$PROBE_INDEX" >/dev/null 2>&1 || true
+  local g
+  for g in $(groups); do
+    curl -fsS --max-time 60 -X DELETE "http://$LAB_BIND:$ALLOCATOR_PORT/tenants/$PROBE_TENANT-$g" >/dev/null 2>&1 || true
+  done
+}
+
+setup() {
+  load ../lib/lab
+  source "$REPO/tests/lib/observability.bash"
+  prometheus_in_lab || skip "Prometheus is not part of this lab (LAB_SERVICES=$LAB_SERVICES)"
+}
+
+runtime() { cat "$LAB_DIR/runtime" 2>/dev/null || echo native; }
+# The compose runtime always runs the observability overlay and the allocator
+prometheus_in_lab() { [[ "$(runtime)" == compose ]] || is_service prometheus; }
+allocator_in_lab() { [[ "$(runtime)" == compose ]] || is_service allocator; }
+is_service() { [[ ",${LAB_SERVICES:-}," == *",$1,"* ]]; }
+
+# promq EXPR: the JSON result array of an instant query; fails with Prometheus' error
+promq() {
+  local out
+  out="$(curl -sS --max-time 20 -G "$PROM/api/v1/query" --data-urlencode "query=$1")" || return 1
+  jq -e '.status == "success"' <<<"$out" >/dev/null || { jq -r '"\(.errorType): \(.error)"' <<<"$out"; return 1; }
+  jq -c '.data.result' <<<"$out"
+}
+series_count() { local r; r="$(promq "$1")" || { echo "error: $r"; return 1; }; jq length <<<"$r"; }
+
+# wait_until SECONDS EXPR: 0 once EXPR returns a series
+wait_until() {
+  local deadline=$((SECONDS + $1))
+  until [[ "$(series_count "$2" 2>/dev/null)" =~ ^[1-9] ]]; do
+    ((SECONDS < deadline)) || return 1
+    sleep 2
+  done
+}
+
+# A probe index (indexing, searches, refreshes) and, with the allocator, one probe tenant per
+# index group (tenant metrics, managed indices for the per-group shard panels), then time for
+# Prometheus to scrape it all twice and evaluate the rules.
+short_seed_and_load() {
+  local i g body=""
+  es PUT "/$PROBE_INDEX" '{"settings":{"number_of_shards":1,"number_of_replicas":0}}' >/dev/null
+  for ((i = 1; i <= 300; i++)); do
+    body+="{\"index\":{}}"$'\n'"{\"n\":$i,\"title\":\"probe product $i\"}"$'\n'
+  done
+  curl -fsS --max-time 60 -X POST "$ES/$PROBE_INDEX/_bulk?refresh=wait_for" -H 'content-type: application/x-ndjson' \
+    --data-binary "$body" >/dev/null
+  if allocator_in_lab; then
+    for g in $(groups); do
+      curl -fsS --max-time 60 -X POST "http://$LAB_BIND:$ALLOCATOR_PORT/tenants" -H 'content-type: application/json' \
+        -d "{\"id\":\"$PROBE_TENANT-$g\",\"name\":\"Observability probe\",\"expected_products\":10,\"group\":\"$g\"}" >/dev/null || true
+    done
+  fi
+  for ((i = 0; i < 20; i++)); do
+    es POST "/$PROBE_INDEX/_search" "{\"query\":{\"match\":{\"title\":\"product $i\"}}}" >/dev/null
+    if allocator_in_lab; then
+      for g in $(groups); do
+        curl -fsS --max-time 10 -X POST "$ES/tenant-$PROBE_TENANT-$g/_search" -H 'content-type: application/json' \
+          -d "{\"stats\":[\"tenant-$PROBE_TENANT-$g\"],\"query\":{\"match_all\":{}}}" >/dev/null 2>&1 || true
+      done
+    fi
+  done
+  wait_until 90 'sum(increase(elasticsearch_indices_indexing_index_total[1m])) > 0' || true
+  if allocator_in_lab; then
+    wait_until 90 'tenantlab:index_index_group:info' || true
+    wait_until 60 'index_group:elasticsearch_search_queries:rate1m' || true
+  fi
+}
+
+@test "every scrape target is up: Prometheus, the exporter and (when in the lab) the allocator" {
+  local deadline=$((SECONDS + 60)) targets bad
+  while :; do
+    targets="$(curl -fsS --max-time 10 "$PROM/api/v1/targets?state=active")"
+    allocator_in_lab || targets="$(jq '.data.activeTargets |= map(select(.labels.job != "allocator"))' <<<"$targets")"
+    bad="$(jq -r '.data.activeTargets[] | select(.health != "up") | "\(.labels.job) \(.scrapeUrl): \(.health) \(.lastError)"' <<<"$targets")"
+    [[ -z "$bad" ]] && break
+    ((SECONDS < deadline)) || break
+    sleep 2
+  done
+  assert_equal "$bad" ""
+  run jq -r '[.data.activeTargets[].labels.job] | sort | join(" ")' <<<"$targets"
+  if allocator_in_lab; then
+    assert_output "allocator elasticsearch prometheus"
+  else
+    assert_output "elasticsearch prometheus"
+  fi
+}
+
+@test "every recording and alert rule evaluates without error" {
+  run curl -fsS --max-time 10 "$PROM/api/v1/rules"
+  assert_success
+  local rules="$output"
+  [[ "$(jq '[.data.groups[].rules[]] | length' <<<"$rules")" -ge 20 ]] || fail "rules not loaded: $(jq -c '.data.groups | map(.name)' <<<"$rules")"
+  run jq -r '.data.groups[] | .name as $g | .rules[] | select(.health == "err") | "\($g) \(.name): \(.lastError)"' <<<"$rules"
+  assert_output ""
+}
+
+@test "the exporter reports every node of lab.env, and the index group join covers every data node" {
+  local n
+  run promq 'count by (name) (elasticsearch_jvm_uptime_seconds)'
+  assert_success
+  for n in $(lab_nodes); do
+    jq -e --arg n "$n" 'map(.metric.name) | index($n)' <<<"$output" >/dev/null || fail "no exporter series for node $n"
+  done
+  [[ "$(series_count 'up{job="allocator"} == 1')" != 0 ]] || {
+    allocator_in_lab && fail "the allocator is part of the lab but Prometheus cannot scrape it"
+    skip "no allocator in this lab: no index group join"
+  }
+  run promq 'tenantlab:node_index_group:info'
+  assert_success
+  for n in $(data_nodes); do
+    assert_equal "$n $(jq -r --arg n "$n" '.[] | select(.metric.name == $n) | .metric.index_group' <<<"$output")" \
+      "$n $(node_var "$n" GROUP)"
+  done
+}
+
+# resolve_variables FILE: {"name": "(v1|v2)", ...} from the live Prometheus, as Grafana's All
+# option does; a variable with no value is left out (its targets are reported, not queried).
+resolve_variables() {
+  local vals='{}' v name query sel label values
+  while IFS= read -r v; do
+    name="$(jq -r .name <<<"$v")"
+    query="$(variable_query "$v")"
+    if [[ "$query" =~ ^label_values\((.*),[[:space:]]*([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*\)$ ]]; then
+      sel="${BASH_REMATCH[1]}" label="${BASH_REMATCH[2]}"
+    elif [[ "$query" =~ ^label_values\([[:space:]]*([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*\)$ ]]; then
+      sel="" label="${BASH_REMATCH[1]}"
+    else
+      echo "variable $name: unsupported query '$query'" >&2
+      return 1
+    fi
+    values="$(curl -fsS --max-time 10 -G "$PROM/api/v1/label/$label/values" ${sel:+--data-urlencode "match[]=$sel"} \
+      | jq -c '.data')" || return 1
+    vals="$(jq -c --arg n "$name" --argjson vs "$values" --argjson var "$v" '
+      if ($vs | length) > 0 then
+        . + {($n): ("(" + ($vs | map(gsub("(?<c>[.*+?^${}()|\\[\\]\\\\])"; "\\\(.c)")) | join("|")) + ")")}
+      elif $var.allValue then . + {($n): $var.allValue}
+      else . end' <<<"$vals")"
+  done < <(dashboard_variables "$1")
+  echo "$vals"
+}
+
+# check_dashboard FILE: every target returns >= 1 series (retrying for a while: rates need two
+# scrapes), or is skipped for a documented reason. Fails listing every empty or broken target.
+check_dashboard() {
+  local file="$DASHBOARDS_DIR/$1" vals t expr name n allocator_up k6_data deadline
+  local pending=() failures=() skipped=() checked=0
+  vals="$(resolve_variables "$file")" || fail "cannot resolve the variables of $1"
+  allocator_up="$(series_count 'up{job="allocator"} == 1')" || fail "Prometheus at $PROM does not answer: $allocator_up"
+  k6_data="$(series_count '{__name__=~"k6_.+"}')" || fail "Prometheus at $PROM does not answer: $k6_data"
+  while IFS= read -r t; do
+    expr="$(jq -r .expr <<<"$t")" name="$(target_name "$t")"
+    if [[ "$expr" =~ \$\{?([A-Za-z_][A-Za-z0-9_]*) ]]; then
+      skipped+=("$name: variable \$${BASH_REMATCH[1]} has no value")
+    elif [[ "$expr" =~ k6_ ]] && [[ "$k6_data" == 0 ]]; then
+      skipped+=("$name: no k6 metrics (no load test running)")
+    elif [[ "$expr" =~ tenantlab_|tenantlab:|index_group: ]] && [[ "$allocator_up" == 0 ]]; then
+      if allocator_in_lab; then
+        failures+=("$name: the allocator is part of the lab but its scrape target is down")
+      else
+        skipped+=("$name: no allocator in this lab")
+      fi
+    else
+      pending+=("$t")
+    fi
+  done < <(dashboard_targets "$file" "$vals")
+
+  deadline=$((SECONDS + 45))
+  while ((${#pending[@]})); do
+    local still=()
+    for t in "${pending[@]}"; do
+      n="$(series_count "$(jq -r .expr <<<"$t")")" || true
+      if [[ "$n" =~ ^[1-9] ]]; then
+        checked=$((checked + 1))
+      elif [[ "$n" == error* ]]; then
+        failures+=("$(target_name "$t"): $n :: $(jq -r .expr <<<"$t")")
+      else
+        still+=("$t")
+      fi
+    done
+    pending=("${still[@]}")
+    ((${#pending[@]} == 0 || SECONDS >= deadline)) && break
+    sleep 5
+  done
+  for t in "${pending[@]}"; do failures+=("$(target_name "$t"): no series :: $(jq -r .expr <<<"$t")"); done
+
+  for t in "${skipped[@]}"; do echo "# skipped target: $t" >&3; done
+  if ((${#failures[@]})); then
+    fail "$(printf '%s\n' "$1: ${#failures[@]} target(s) failed, $checked returned series:" "${failures[@]}")"
+  fi
+  ((checked > 0)) || skip "$1: no target checked (${#skipped[@]} skipped: $(printf '%s; ' "${skipped[@]}" | cut -c1-200))"
+}
+
+@test "Cluster overview: every panel target returns series" {
+  check_dashboard cluster-overview.json
+}
+
+@test "Index groups: every panel target returns series (needs the allocator's node -> group map)" {
+  check_dashboard index-groups.json
+}
+
+@test "Ingest: every panel target returns series" {
+  check_dashboard ingest.json
+}
+
+@test "Tenants: every panel target returns series (needs the allocator)" {
+  check_dashboard tenants.json
+}
+
+@test "Load: every panel target returns series (needs a k6 run streaming to Prometheus)" {
+  [[ "$(series_count '{__name__=~"k6_.+"}')" != 0 ]] \
+    || skip "no k6 metrics in Prometheus: run a load test (make load) while the live tests run to check the Load dashboard"
+  check_dashboard load.json
+}
+
+@test "Home: every panel target whose source is up returns series" {
+  check_dashboard home.json
+}
