@@ -1,4 +1,4 @@
-# Shared by tests/static/observability.bats and tests/live/observability.bats: the PromQL targets
+# Shared by tests/static/observability.bats and tests/live/90-observability.bats: the PromQL targets
 # of the Grafana dashboards (grafana-dashboards/*.json) with their variables substituted.
 #
 # dashboard_targets FILE VALUES_JSON prints one JSON object per panel target:
