@@ -119,6 +119,14 @@ export class Allocator {
   }
 
   /** The cluster as the placement policy sees it. Moving tenants count where they are going. */
+  /** Creates a placed index and records it; pushes the steps that undo both onto `undo`. */
+  async #createIndex(spec, undo) {
+    await createIndex(this.client, spec, { attr: this.config.groupAttr });
+    undo.push(() => deleteIndex(this.client, spec.name));
+    await this.store.putIndex({ ...spec, created_at: now() });
+    undo.push(() => this.store.deleteIndex(spec.name));
+  }
+
   #model(groups) {
     const tenants = [];
     for (const t of this.store.tenants.values()) {
@@ -241,12 +249,7 @@ export class Allocator {
       });
       const undo = [];
       try {
-        if (decision.create) {
-          await createIndex(this.client, decision.create, { attr: this.config.groupAttr });
-          undo.push(() => deleteIndex(this.client, decision.create.name));
-          await this.store.putIndex({ ...decision.create, created_at: now() });
-          undo.push(() => this.store.deleteIndex(decision.create.name));
-        }
+        if (decision.create) await this.#createIndex(decision.create, undo);
         await pointAlias(this.client, body.id, decision.index, { routing: this.policy.routing.byTenant });
         undo.push(() => removeAlias(this.client, body.id));
         const t = await this.store.putTenant({
@@ -337,12 +340,7 @@ export class Allocator {
       if (decision.index === t.index) throw conflict('already_there', `tenant '${id}' is already in index ${t.index}`);
       const undo = [];
       try {
-        if (decision.create) {
-          await createIndex(this.client, decision.create, { attr: this.config.groupAttr });
-          undo.push(() => deleteIndex(this.client, decision.create.name));
-          await this.store.putIndex({ ...decision.create, created_at: now() });
-          undo.push(() => this.store.deleteIndex(decision.create.name));
-        }
+        if (decision.create) await this.#createIndex(decision.create, undo);
         const job = {
           id: newId('move'),
           type: 'move',

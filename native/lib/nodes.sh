@@ -5,19 +5,6 @@ RUN_DIR="$LAB_DIR/run"
 LOG_DIR="$LAB_DIR/logs"
 DATA_DIR="$LAB_DIR/data"
 
-pid_file() { echo "$RUN_DIR/$1.pid"; }
-log_file() { echo "$LOG_DIR/$1.log"; }
-
-# node_pid NODE: the pid of this lab's live process for NODE, or nothing
-node_pid() {
-  local f pid
-  f="$(pid_file "$1")"
-  [[ -s "$f" ]] || return 1
-  pid="$(cat "$f")"
-  owned_by_lab "$pid" && { echo "$pid"; return 0; }
-  return 1
-}
-
 # Refuses to start when a port of NODE is taken by anything but this lab's own NODE.
 check_node_ports() {
   local node="$1" port holder pid other
@@ -104,6 +91,6 @@ start_node() {
 # stop_node NODE [SIGNAL]: TERM lets the node close its shards cleanly; KILL is the fault drill
 stop_node() {
   local pid
-  pid="$(node_pid "$1")" && stop_pid "$pid" "${2:-TERM}" 30
+  pid="$(running_pid "$1")" && stop_pid "$pid" "${2:-TERM}" 30
   rm -f "$(pid_file "$1")"
 }

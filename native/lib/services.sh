@@ -22,15 +22,6 @@ service_url() {
   echo "${url:-http://$LAB_BIND:$(service_field "$1" SERVICE_PORT)}"
 }
 
-service_pid() {
-  local f pid
-  f="$(pid_file "$1")"
-  [[ -s "$f" ]] || return 1
-  pid="$(cat "$f")"
-  owned_by_lab "$pid" && { echo "$pid"; return 0; }
-  return 1
-}
-
 check_service_port() {
   local name="$1" port holder
   port="$(service_field "$name" SERVICE_PORT)"
@@ -52,7 +43,7 @@ wait_for_service() {
   local name="$1" deadline=$((SECONDS + $2)) url
   url="http://$LAB_BIND:$(service_field "$name" SERVICE_PORT)$(service_field "$name" SERVICE_HEALTH)"
   while ((SECONDS < deadline)); do
-    service_pid "$name" >/dev/null || { say "error: $name exited during startup"; return 1; }
+    running_pid "$name" >/dev/null || { say "error: $name exited during startup"; return 1; }
     curl -fsS --max-time 3 -o /dev/null "$url" 2>/dev/null && return 0
     sleep 0.5
   done
@@ -62,6 +53,6 @@ wait_for_service() {
 
 stop_service() {
   local pid
-  pid="$(service_pid "$1")" && stop_pid "$pid" TERM 10
+  pid="$(running_pid "$1")" && stop_pid "$pid" TERM 10
   rm -f "$(pid_file "$1")"
 }

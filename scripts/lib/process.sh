@@ -58,3 +58,16 @@ stop_pid() {
   done
   kill -KILL "$pid" 2>/dev/null || true
 }
+
+pid_file() { echo "$LAB_DIR/run/$1.pid"; }
+log_file() { echo "$LAB_DIR/logs/$1.log"; }
+
+# running_pid NAME: the pid of this lab's live process NAME (a node or a service), or nothing
+running_pid() {
+  local f pid
+  f="$(pid_file "$1")"
+  [[ -s "$f" ]] || return 1
+  pid="$(cat "$f")"
+  owned_by_lab "$pid" && { echo "$pid"; return 0; }
+  return 1
+}

@@ -2,7 +2,7 @@
 // gets a 503 with the reason; nothing is ever half-created.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AllocatorProcess, cleanup, clusterUp, es, freePort, labConfig, testPolicyFile, uniquePrefix } from './harness.js';
+import { allocatorForSuite, AllocatorProcess, es, freePort, uniquePrefix } from './harness.js';
 
 const prefix = uniquePrefix();
 const id = (s) => `${prefix}${s}`;
@@ -17,17 +17,7 @@ function assertError(res, status, code) {
 }
 
 describe('API', () => {
-  let a;
-
-  before(async () => {
-    if (!(await clusterUp())) throw new Error(`Elasticsearch is not reachable at ${labConfig.esUrl}; start the lab (make up) first`);
-    a = await AllocatorProcess.start({ prefix, policyFile: testPolicyFile() });
-  });
-
-  after(async () => {
-    await a?.kill();
-    await cleanup(prefix);
-  });
+  const a = allocatorForSuite(prefix);
 
   it('answers health, readiness, metrics and the OpenAPI document', async () => {
     assert.equal((await a.request('GET', '/healthz')).status, 200);

@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 
 const allocatorDir = new URL('../..', import.meta.url).pathname;
@@ -135,4 +136,27 @@ export async function cleanup(prefix) {
   const names = rows.map((r) => r.index).filter((n) => n.startsWith(prefix));
   if (names.length) await es.indices.delete({ index: names.join(','), ignore_unavailable: true });
   await es.indices.deleteIndexTemplate({ name: `${prefix}products` }).catch(() => {});
+}
+
+/**
+ * Call inside a describe(): starts one allocator for the suite (after checking the cluster is
+ * there) and stops it and removes the prefix's indices afterwards. Returns the allocator, usable
+ * from the first test on.
+ */
+export function allocatorForSuite(prefix) {
+  let allocator;
+  before(async () => {
+    if (!(await clusterUp())) throw new Error(`Elasticsearch is not reachable at ${labConfig.esUrl}; start the lab (make up) first`);
+    allocator = await AllocatorProcess.start({ prefix, policyFile: testPolicyFile() });
+  });
+  after(async () => {
+    await allocator?.kill();
+    await cleanup(prefix);
+  });
+  return new Proxy({}, {
+    get(_, key) {
+      const value = allocator[key];
+      return typeof value === 'function' ? value.bind(allocator) : value;
+    },
+  });
 }

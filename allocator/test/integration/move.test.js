@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { scanPages } from '../../src/es/scan.js';
 import { docId, productDoc, VersionClock, writeBatch } from '../support/storefront.js';
-import { AllocatorProcess, cleanup, clusterUp, es, labConfig, sleep, testPolicyFile, uniquePrefix } from './harness.js';
+import { allocatorForSuite, es, sleep, uniquePrefix } from './harness.js';
 
 const prefix = uniquePrefix();
 const STABLE = 500;
@@ -106,17 +106,7 @@ async function storefront(allocator, tenant) {
 }
 
 describe('moving a tenant under load', () => {
-  let allocator;
-
-  before(async () => {
-    if (!(await clusterUp())) throw new Error(`Elasticsearch is not reachable at ${labConfig.esUrl}; start the lab (make up) first`);
-    allocator = await AllocatorProcess.start({ prefix, policyFile: testPolicyFile() });
-  });
-
-  after(async () => {
-    await allocator?.kill();
-    await cleanup(prefix);
-  });
+  const allocator = allocatorForSuite(prefix);
 
   for (const scenario of [
     { name: 'between groups (shared -> shared)', tenant: `${prefix}shop`, spec: {}, target: (t) => ({ group: t.group === 'g1' ? 'g2' : 'g1' }) },

@@ -3,7 +3,7 @@
 // and a skewed cluster is rebalanced.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AllocatorProcess, cleanup, clusterUp, es, labConfig, sleep, testPolicyFile, uniquePrefix } from './harness.js';
+import { allocatorForSuite, es, labConfig, sleep, uniquePrefix } from './harness.js';
 
 const prefix = uniquePrefix();
 const id = (s) => `${prefix}${s}`;
@@ -16,17 +16,7 @@ async function groupNodes() {
 }
 
 describe('placement on the real cluster', () => {
-  let a;
-
-  before(async () => {
-    if (!(await clusterUp())) throw new Error(`Elasticsearch is not reachable at ${labConfig.esUrl}; start the lab (make up) first`);
-    a = await AllocatorProcess.start({ prefix, policyFile: testPolicyFile() });
-  });
-
-  after(async () => {
-    await a?.kill();
-    await cleanup(prefix);
-  });
+  const a = allocatorForSuite(prefix);
 
   it('puts every shard copy of a new index on its group\'s nodes only', async () => {
     const nodes = await groupNodes();
