@@ -8,7 +8,9 @@ SHELL := bash
 LAB := scripts/lab
 
 .PHONY: help up down status logs clean test node-kill node-restart bench-startup \
-	tenants groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator
+	tenants groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator \
+	seed seed-verify resubmit update querylog bench-seed \
+	load load-bot load-writes replay bench-load
 
 help: ## Show this help
 	@echo "tenantlab: multitenant Elasticsearch on one laptop. Usage: make TARGET [VAR=value]"
@@ -19,7 +21,7 @@ help: ## Show this help
 	@echo "  NODE= (node-kill, node-restart), SERVICE= (logs), FORCE=1 (clean), and any key of lab.env."
 
 ## ---- Lab lifecycle ----
-up: ## Start the lab and wait for green (idempotent)
+up: ## Start the lab, wait for green, seed PROFILE= (default demo; SEED=0 skips); idempotent
 	@$(LAB) up
 
 down: ## Stop the lab (data kept)
@@ -40,6 +42,24 @@ node-kill: ## Kill NODE= abruptly (SIGKILL / docker kill)
 
 node-restart: ## Start NODE= again and wait for green
 	@$(LAB) restart $(NODE)
+
+## ---- Seed data (seed-data/bin/tenantlab-seed) ----
+SEEDER := scripts/install/npm-deps.sh seed-data && seed-data/bin/tenantlab-seed
+
+seed: ## Load PROFILE= (ci, demo, large; default demo) with SEED= through the allocator; exact counts
+	@$(SEEDER) seed
+
+seed-verify: ## Compare every tenant of PROFILE= with its manifest's count
+	@$(SEEDER) verify
+
+resubmit: ## TENANT= re-sends its whole catalog (the daily catalog push)
+	@$(SEEDER) resubmit --tenant "$(TENANT)"
+
+update: ## TENANT= gets price and inventory updates on a share of its products
+	@$(SEEDER) update --tenant "$(TENANT)"
+
+querylog: ## Write PROFILE='s query log (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY) to OUT= (default stdout)
+	@$(SEEDER) querylog $(if $(OUT),--out $(OUT))
 
 ## ---- Tenants (the allocator's CLI: allocator/bin/tenantlab-allocator) ----
 ALLOC := allocator/bin/tenantlab-allocator
@@ -65,6 +85,19 @@ plan: ## Rebalance dry run: the moves that bring every group within 15% of the m
 rebalance: ## Run the rebalance plan, one move at a time
 	@$(ALLOC) rebalance --wait
 
+## ---- Traffic (k6) ----
+load: ## Load test, default mixed storefront + writes [SCENARIO= DURATION= RATE= VUS= TENANT= BOT=1]
+	@k6-scripts/run.sh
+
+load-bot: ## A search-bot burst crawling every category page of TENANT= [BOT_RATE= DURATION=]
+	@SCENARIO=bot k6-scripts/run.sh
+
+load-writes: ## Catalog writes: price/inventory bulks, catalog re-submission [BULK_SIZE= WRITE_RATE= RESUBMIT=]
+	@SCENARIO=writes k6-scripts/run.sh
+
+replay: ## Replay a query log LOG= (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY) [SPEED=2|max BAD_LINES=skip|stop]
+	@SCENARIO=replay k6-scripts/run.sh
+
 ## ---- Tests and benchmarks ----
 test: ## Run every test (starts and stops its own lab); ONLY=PATTERN for some; ends with "N passed, N failed"
 	@tests/run
@@ -72,5 +105,11 @@ test: ## Run every test (starts and stops its own lab); ONLY=PATTERN for some; e
 bench-startup: ## Seconds from `make up` to green (native) and RSS per node
 	@tests/bench/startup
 
+bench-seed: ## Seeder docs/s against a naive loader on the same cluster, and the seeder's CPU share (needs `make up`)
+	@scripts/install/npm-deps.sh seed-data && cd seed-data && node bench/seed.js
+
 bench-allocator: ## Placement plan for 100k tenants, API p99 at 200 req/s, move docs/s (needs `make up`)
 	@scripts/install/npm-deps.sh allocator && cd allocator && node bench/run.js
+
+bench-load: ## Highest storefront RATE with p95 under the threshold, and k6's CPU share there (needs `make up`)
+	@k6-scripts/bench.sh

@@ -1,0 +1,173 @@
+// The commands of tenantlab-seed. Each is a short script over the modules that do the work.
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { Random } from '../random.js';
+import { SeedError, UsageError } from '../errors.js';
+import { aliasOf, catalogItems, interleavedItems, spreadOrder } from '../generate/catalog.js';
+import { buildManifest } from '../generate/manifest.js';
+import { queryLogLines } from '../generate/querylog.js';
+import { esReason } from '../load/cluster.js';
+import { runLoad } from '../load/run.js';
+import { profileNames, loadProfile } from '../profiles.js';
+import { connect, log, placeTenants, verifyCounts, waitGreen } from './steps.js';
+
+function summary(label, r, verified) {
+  const rate = Math.round((r.stats.indexed + r.stats.superseded) / Math.max(0.001, r.seconds));
+  const retried = r.stats.retriedItems ? `, ${r.stats.retriedItems} rejected items retried (${r.stats.retriedRequests} whole requests)` : '';
+  const superseded = r.stats.superseded ? `, ${r.stats.superseded} already newer` : '';
+  return `${label}: ${r.stats.indexed + r.stats.superseded} documents in ${r.seconds.toFixed(1)}s (${rate} docs/s${superseded}${retried}); verified ${verified} documents, every tenant matches the manifest`;
+}
+
+async function loadAndVerify(ctx, entry, { label, tenants, items, initialLoad }) {
+  const r = await runLoad({ entry, esUrl: ctx.esUrl, labDir: ctx.labDir, tenants, items, initialLoad, label, bulk: ctx.bulk, progressMode: ctx.progressMode, log });
+  if (r.error) {
+    // Say exactly what is there, so nothing half-loaded goes unreported.
+    let detail = '';
+    try {
+      await verifyCounts(entry, tenants);
+    } catch (err) {
+      detail = ` | ${err.message}`;
+    }
+    throw new SeedError(`${r.error.message}${detail} | run the same command again: it resumes without duplicates`);
+  }
+  const verified = await verifyCounts(entry, tenants);
+  return { r, verified };
+}
+
+export async function seed(ctx) {
+  const { api, entry } = await connect(ctx);
+  const tenants = ctx.only;
+  const placed = await placeTenants(api, tenants);
+  log(`placed ${tenants.length} tenants of profile ${ctx.profile.name} (seed ${ctx.seed}${ctx.scale !== 1 ? `, scale ${ctx.scale}` : ''}): ${placed.created} new, ${placed.existing} already there`);
+  const ordered = spreadOrder(tenants, (t) => placed.indexOf.get(t.id));
+  const lanes = Math.min(16, Math.max(4, new Set(placed.indexOf.values()).size));
+  const items = interleavedItems(ctx.seed, ordered, { lanes });
+  const { r, verified } = await loadAndVerify(ctx, entry, { label: 'seed', tenants: ordered, items, initialLoad: !ctx.keepSettings });
+  console.log(summary('seed', r, verified));
+  if (!ctx.keepSettings) await waitGreen(entry, ctx.waitGreenS);
+}
+
+function requireOneTenant(ctx, command) {
+  if (ctx.values.tenant === undefined) throw new UsageError(`${command} needs --tenant ID (one of ${ctx.tenants[0].id} .. ${ctx.tenants.at(-1).id})`);
+  return ctx.only[0];
+}
+
+/** A store re-sends its whole catalog (a daily job on real platforms): every product, now. */
+export async function resubmit(ctx) {
+  const t = requireOneTenant(ctx, 'resubmit');
+  const { api, entry } = await connect(ctx);
+  await placeTenants(api, [t]);
+  const now = Date.now();
+  const { r, verified } = await loadAndVerify(ctx, entry, { label: `resubmit ${t.id}`, tenants: [t], items: catalogItems(ctx.seed, [t], { updatedAt: now }), initialLoad: false });
+  console.log(summary(`resubmit ${t.id}`, r, verified));
+}
+
+/**
+ * Price and/or inventory changes on a share of one tenant's products. The write contract
+ * forbids _update, so each product is read through the alias (an ids search), changed, and
+ * written whole with a newer updated_at as its version.
+ */
+export async function update(ctx) {
+  const t = requireOneTenant(ctx, 'update');
+  const fraction = ctx.number('--fraction', String(ctx.values.fraction), { min: 0, max: 1 });
+  const fields = new Set(String(ctx.values.fields).split(',').map((f) => f.trim()).filter(Boolean));
+  for (const f of fields) if (!['price', 'inventory'].includes(f)) throw new UsageError(`--fields takes price and/or inventory, got '${f}'`);
+  if (!fields.size) throw new UsageError('--fields is empty: give price, inventory or both');
+  const { api, entry } = await connect(ctx);
+  await placeTenants(api, [t]);
+  const now = Date.now();
+  const rng = new Random(now, 'update', t.index);
+  const count = Math.max(1, Math.round(t.expected_products * fraction));
+  const chosen = rng.sample(Array.from({ length: t.expected_products }, (_, i) => i), count).sort((a, b) => a - b);
+  const changed = [];
+  for (let k = 0; k < chosen.length; k += 1000) {
+    const ids = chosen.slice(k, k + 1000).map((i) => `${t.id}:${i + 1}`);
+    const res = await entry.search({ index: aliasOf(t.id), size: ids.length, query: { ids: { values: ids } } });
+    for (const hit of res.hits.hits) {
+      const doc = hit._source;
+      if (fields.has('price')) {
+        const factor = 0.85 + rng.float() * 0.3;
+        const reprice = (p) => (p ? Math.max(0.99, Math.floor(p * factor) + 0.99) : p);
+        const onSale = doc.sale_price > 0 ? rng.chance(0.7) : rng.chance(0.15);
+        doc.price = reprice(doc.price);
+        doc.sale_price = onSale ? Math.round(doc.price * 0.8 * 100) / 100 : 0;
+        for (const v of doc.variants) {
+          v.price = reprice(v.price);
+          v.sale_price = onSale ? Math.round(v.price * 0.8 * 100) / 100 : 0;
+        }
+      }
+      if (fields.has('inventory') && doc.inventory_tracking !== 'none') {
+        const level = () => (rng.chance(0.1) ? 0 : rng.range(1, 200));
+        if (doc.inventory_tracking === 'variant' && doc.variants.length) {
+          for (const v of doc.variants) v.inventory_level = level();
+          doc.inventory_level = doc.variants.reduce((a, v) => a + v.inventory_level, 0);
+        } else doc.inventory_level = level();
+      }
+      // Strictly newer than what is stored, or external_gte would let an equal stamp through
+      // only by luck of timing.
+      const version = Math.max(now, Date.parse(doc.updated_at) + 1);
+      doc.updated_at = new Date(version).toISOString();
+      changed.push({ tenant: t.id, id: hit._id, version, source: JSON.stringify(doc) });
+    }
+  }
+  if (changed.length !== chosen.length) log(`warning: ${chosen.length - changed.length} of the chosen products were not found in ${aliasOf(t.id)} (not seeded yet?)`);
+  const { r, verified } = await loadAndVerify(ctx, entry, { label: `update ${t.id}`, tenants: [t], items: changed, initialLoad: false });
+  console.log(`update ${t.id}: ${[...fields].join(' and ')} changed on ${changed.length} products in ${r.seconds.toFixed(1)}s; ${verified} documents, matches the manifest`);
+}
+
+export async function verify(ctx) {
+  const { entry } = await connect(ctx, { allocator: false });
+  const n = await verifyCounts(entry, ctx.only);
+  console.log(`verify: ${ctx.only.length} tenants, ${n} documents, every tenant matches the manifest`);
+}
+
+export async function remove(ctx) {
+  const { api } = await connect(ctx);
+  let deleted = 0;
+  for (const t of ctx.only) if (await api.deleteTenant(t.id)) deleted += 1;
+  console.log(`delete: ${deleted} tenants deleted (${ctx.only.length - deleted} did not exist)`);
+}
+
+async function writeOut(ctx, lines) {
+  const out = ctx.values.out ? createWriteStream(ctx.values.out) : process.stdout;
+  for (const line of lines) {
+    if (!out.write(`${line}\n`)) await once(out, 'drain');
+  }
+  if (ctx.values.out) {
+    out.end();
+    await once(out, 'finish');
+  }
+}
+
+export async function querylog(ctx) {
+  const lines = ctx.values.lines !== undefined ? ctx.number('--lines', ctx.values.lines, { integer: true, min: 1 }) : ctx.profile.queryLog?.lines ?? 5000;
+  const qps = ctx.values.qps !== undefined ? ctx.number('--qps', ctx.values.qps, { min: 0.001 }) : ctx.profile.queryLog?.qps ?? 50;
+  await writeOut(ctx, queryLogLines({ seed: ctx.seed, tenants: ctx.only, lines, qps }));
+  if (ctx.values.out) log(`querylog: ${lines} lines for ${ctx.only.length} stores written to ${ctx.values.out}`);
+}
+
+/** The bulk body the seed command would send (NDJSON), without sending it. */
+export async function catalog(ctx) {
+  const { bulkLines } = await import('../load/bulk-loader.js');
+  const out = ctx.values.out ? createWriteStream(ctx.values.out) : process.stdout;
+  for (const item of catalogItems(ctx.seed, ctx.only)) {
+    if (!out.write(bulkLines(item))) await once(out, 'drain');
+  }
+  if (ctx.values.out) {
+    out.end();
+    await once(out, 'finish');
+  }
+}
+
+export async function manifest(ctx) {
+  await writeOut(ctx, [JSON.stringify(buildManifest({ ...ctx, tenants: ctx.only }), null, 2)]);
+}
+
+export async function profiles() {
+  for (const name of profileNames()) {
+    const p = loadProfile(name);
+    console.log(`${name.padEnd(8)} ${String(p.stores).padStart(5)} stores ${String(p.products).padStart(9)} products  ${p.description ?? ''}`);
+  }
+}
+
+export { esReason };

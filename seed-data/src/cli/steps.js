@@ -1,0 +1,75 @@
+// Steps several commands share: checking the services, placing tenants, verifying counts.
+import { AllocatorApi, specDifferences } from '../allocator-api.js';
+import { SeedError, UsageError } from '../errors.js';
+import { tenantSpec } from '../generate/tenants.js';
+import { entryClient, esReason, requireCluster } from '../load/cluster.js';
+import { compareCounts, countTenants, describeMismatch } from '../verify/counts.js';
+
+export const log = (msg) => process.stderr.write(`${msg}\n`);
+
+export async function connect(ctx, { allocator = true } = {}) {
+  const api = new AllocatorApi(ctx.allocatorUrl);
+  if (allocator) await api.requireReady();
+  const entry = entryClient(ctx.esUrl);
+  await requireCluster(entry, ctx.esUrl);
+  return { api, entry };
+}
+
+/**
+ * Creates the tenants through the allocator (placement is its call). Every existing tenant is
+ * checked first, so a conflicting spec stops the run before anything is created or loaded.
+ */
+export async function placeTenants(api, tenants) {
+  const existing = new Map((await api.listTenants()).map((t) => [t.id, t]));
+  const conflicts = [];
+  for (const t of tenants) {
+    const stored = existing.get(t.id);
+    if (stored) {
+      const diffs = specDifferences(stored, tenantSpec(t));
+      if (diffs.length) conflicts.push(`${t.id} (${diffs.join(', ')})`);
+    }
+  }
+  if (conflicts.length) {
+    throw new UsageError(`${conflicts.length} tenant(s) already exist with a different spec: ${conflicts.slice(0, 3).join('; ')}${conflicts.length > 3 ? '; ...' : ''}: delete them first (tenantlab-seed delete) or use another --seed/--tenant-prefix`);
+  }
+  let created = 0;
+  const indexOf = new Map();
+  for (const t of tenants) {
+    if (existing.has(t.id)) {
+      indexOf.set(t.id, existing.get(t.id).index);
+      continue;
+    }
+    const res = await api.createTenant(tenantSpec(t));
+    indexOf.set(t.id, res.tenant.index);
+    if (res.created) created += 1;
+  }
+  return { created, existing: tenants.length - created, indexOf };
+}
+
+/** Exact counts through each alias; throws naming every tenant that differs. */
+export async function verifyCounts(entry, tenants) {
+  let counts;
+  try {
+    await entry.indices.refresh({ index: tenants.map((t) => `tenant-${t.id}`).join(','), ignore_unavailable: true }).catch(() => {});
+    counts = await countTenants(entry, tenants.map((t) => t.id));
+  } catch (err) {
+    throw new SeedError(`could not count documents: ${esReason(err)}`);
+  }
+  const bad = compareCounts(tenants, counts);
+  if (bad.length) {
+    const missing = bad.reduce((a, m) => a + (m.diff ?? -m.expected), 0);
+    throw new SeedError(`${bad.length} of ${tenants.length} tenants do not match the manifest (net ${missing}): ${bad.slice(0, 5).map(describeMismatch).join('; ')}${bad.length > 5 ? '; ...' : ''}`);
+  }
+  return tenants.reduce((a, t) => a + counts.get(t.id), 0);
+}
+
+/** After a load with 0 replicas, replicas rebuild: say so instead of leaving a yellow lab. */
+export async function waitGreen(entry, seconds) {
+  if (!seconds) return;
+  try {
+    const h = await entry.cluster.health({ wait_for_status: 'green', timeout: `${seconds}s` }, { requestTimeout: (seconds + 10) * 1000 });
+    if (h.status !== 'green') log(`warning: cluster is ${h.status} after ${seconds}s (replicas still recovering); it turns green on its own`);
+  } catch (err) {
+    log(`warning: could not wait for green: ${esReason(err)}`);
+  }
+}

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { queryLogLines } from '../../src/generate/querylog.js';
+import { generateTenants } from '../../src/generate/tenants.js';
+import { loadProfile } from '../../src/profiles.js';
+import { formatLine, parseLine, parseLines, QueryLogError, SEARCH_TYPES, searchRequestOf } from '../../src/querylog/format.js';
+
+const tenants = generateTenants({ seed: 1, profile: loadProfile('ci'), prefix: 'ql' });
+
+test('every generated line parses; types, stores and timestamps are sane', () => {
+  const lines = [...queryLogLines({ seed: 1, tenants, lines: 3000, qps: 50 })];
+  const entries = [...parseLines(lines)];
+  assert.equal(entries.length, 3000);
+  const ids = new Set(tenants.map((t) => t.id));
+  const types = new Map();
+  let last = 0;
+  for (const e of entries) {
+    assert.ok(ids.has(e.storeId), `unknown store ${e.storeId}`);
+    assert.ok(SEARCH_TYPES.includes(e.type));
+    assert.ok(e.timestampMs >= last, 'timestamps go backwards');
+    last = e.timestampMs;
+    types.set(e.type, (types.get(e.type) ?? 0) + 1);
+  }
+  for (const t of SEARCH_TYPES) assert.ok(types.get(t) > 200, `${t}: ${types.get(t)}`);
+  // Poisson arrivals at 50 qps: 3000 lines span about a minute.
+  const span = (entries.at(-1).timestampMs - entries[0].timestampMs) / 1000;
+  assert.ok(span > 45 && span < 75, `span ${span}s`);
+});
+
+test('stores are picked by traffic weight, not by size', () => {
+  const counts = new Map();
+  for (const e of parseLines([...queryLogLines({ seed: 1, tenants, lines: 20000, qps: 100 })])) counts.set(e.storeId, (counts.get(e.storeId) ?? 0) + 1);
+  const total = tenants.reduce((a, t) => a + t.traffic_weight, 0);
+  for (const t of tenants) {
+    const expected = (20000 * t.traffic_weight) / total;
+    const got = counts.get(t.id) ?? 0;
+    assert.ok(Math.abs(got - expected) < 5 * Math.sqrt(expected) + 5, `${t.id}: ${got} queries, expected about ${Math.round(expected)}`);
+  }
+});
+
+test('the product search has the seed article\'s shape', () => {
+  const line = [...queryLogLines({ seed: 1, tenants, lines: 50 })].find((l) => l.includes('|product|'));
+  const { query, storeId } = parseLine(line);
+  assert.equal(query.size, 6);
+  assert.deepEqual(query._source, ['store_id']);
+  assert.deepEqual(query.query.bool.filter, [{ term: { store_id: storeId } }]);
+  assert.deepEqual(query.query.bool.should, [{ term: { inventory_tracking: 'none' } }, { range: { inventory_level: { gt: 0 } } }]);
+  assert.deepEqual(query.query.bool.must[0].simple_query_string.fields, ['name^2', 'description', 'sku^3', 'keywords^2', 'brand_name^2']);
+});
+
+test('format and parse round-trip, with | inside the JSON', () => {
+  const query = { query: { bool: { filter: [{ term: { store_id: 's-1' } }], must: [{ simple_query_string: { query: 'a | b' } }] } } };
+  const line = formatLine({ timestampMs: 1735689600007, type: 'product', query });
+  assert.match(line, /^1735689600\.007\|product\|\{/);
+  const e = parseLine(line);
+  assert.deepEqual(e, { timestampMs: 1735689600007, type: 'product', query, storeId: 's-1' });
+  assert.deepEqual(searchRequestOf(e), { index: 'tenant-s-1', body: { ...query, stats: ['tenant-s-1'] } });
+  assert.equal(parseLine('1735689600.007|product|{"query":{"bool":{"filter":{"term":{"store_id":{"value":"s-2"}}}}}}').storeId, 's-2');
+});
+
+test('malformed lines are rejected with their line number; blanks and comments skipped', () => {
+  const ok = '1.000|product|{"query":{"bool":{"filter":[{"term":{"store_id":"a"}}]}}}';
+  assert.equal(parseLine(''), null);
+  assert.equal(parseLine('# a comment'), null);
+  assert.equal(parseLine(`${ok}\r`).storeId, 'a');
+  const bad = [
+    ['no fields at all', /expected TIMESTAMP/],
+    ['1735689600|product|{}', /bad timestamp/],
+    ['1735689600.12|product|{}', /bad timestamp/],
+    ['1.000|Product Search|{}', /bad search type/],
+    ['1.000|product|{not json', /not JSON/],
+    ['1.000|product|[1]', /JSON object/],
+    ['1.000|product|{"query":{"match_all":{}}}', /no store_id/],
+  ];
+  for (const [line, re] of bad) assert.throws(() => parseLine(line, 7), (err) => err instanceof QueryLogError && re.test(err.message) && /^line 7: /.test(err.message), line);
+  assert.throws(() => [...parseLines([ok, ok, 'junk'])], /^QueryLogError: line 3: /);
+});
