@@ -45,7 +45,15 @@ spawn_detached() {
     export TENANTLAB_LAB="$LAB_DIR"
     exec setsid "$@" >>"$log" 2>&1 </dev/null
   ) &
-  echo $!
+  local pid=$! i
+  # Until the exec, /proc/PID/environ still shows the forking shell's environment, without the
+  # tag: wait for it, so that nobody takes the starting process for a dead one.
+  for ((i = 0; i < 100; i++)); do
+    grep -qzx "TENANTLAB_LAB=$LAB_DIR" "/proc/$pid/environ" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  echo "$pid"
 }
 
 # stop_pid PID [SIGNAL] [SECONDS]: SIGNAL (TERM: a clean shutdown), then KILL after SECONDS

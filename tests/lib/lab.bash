@@ -24,12 +24,20 @@ data_nodes() { local n; for n in $(lab_nodes); do [[ -n "$(node_var "$n" GROUP)"
 nodes_of_group() { local n; for n in $(data_nodes); do [[ "$(node_var "$n" GROUP)" == "$1" ]] && echo "$n"; done; return 0; }
 groups() { local n; for n in $(data_nodes); do node_var "$n" GROUP; done | sort -u; }
 
-# shift_ports N: moves every *_PORT of lab.env by N, for a second lab that must not collide
+# shift_ports N: moves every *_PORT of lab.env by N or more, for a second lab that must not
+# collide: the first offset N, N+500, N+1000... at which every shifted port is free (another lab
+# of a developer may be running on one of them)
 shift_ports() {
-  local key
-  for key in $(sed -n 's/^\([A-Z0-9_]*_PORT\)=.*/\1/p' "$LAB_ENV_FILE"); do
-    export "$key=$((${!key} + $1))"
+  local keys offset key busy
+  keys="$(sed -n 's/^\([A-Z0-9_]*_PORT\)=.*/\1/p' "$LAB_ENV_FILE")"
+  for ((offset = $1; offset < $1 + 10000; offset += 500)); do
+    busy=0
+    for key in $keys; do
+      ss -Hltn "sport = :$((${!key} + offset))" 2>/dev/null | grep -q . && { busy=1; break; }
+    done
+    ((busy)) || break
   done
+  for key in $keys; do export "$key=$((${!key} + offset))"; done
 }
 
 # lab_pids DIR: live JVMs of the lab whose state is in DIR

@@ -1,0 +1,76 @@
+// Settings of every scenario, from the environment (k6-scripts/run.sh sets them from lab.env;
+// any of them can be given by hand: k6 run -e RATE=20 storefront.js).
+//
+// Only loopback and the compose service names are accepted as targets: the lab runs without
+// security and a load test must never leave the machine.
+
+export const env = (key, dflt) => {
+  const v = __ENV[key];
+  return v === undefined || v === '' ? dflt : v;
+};
+
+export function envNumber(key, dflt, { min = 0, integer = false } = {}) {
+  const raw = env(key, undefined);
+  if (raw === undefined) return dflt;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
+    throw new Error(`${key}=${raw}: want ${integer ? 'an integer' : 'a number'} >= ${min}`);
+  }
+  return n;
+}
+
+export function envList(key) {
+  return String(env(key, ''))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+const DURATION_RE = /^(\d+h)?(\d+m)?(\d+s)?$/;
+export function envDuration(key, dflt) {
+  const v = env(key, dflt);
+  if (!DURATION_RE.test(v) || v === '') throw new Error(`${key}=${v}: want a duration like 30s, 2m, 1h30m`);
+  return v;
+}
+export function seconds(duration) {
+  const m = DURATION_RE.exec(duration);
+  return (parseInt(m[1] || '0', 10) * 3600) + (parseInt(m[2] || '0', 10) * 60) + parseInt(m[3] || '0', 10);
+}
+
+const ALLOWED_HOSTS = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]|es-master|allocator|[a-z][a-z0-9-]*)$/;
+function checkedUrl(key, dflt) {
+  const url = String(env(key, dflt)).replace(/\/+$/, '');
+  const m = /^http:\/\/([^/:]+|\[::1\])(:\d+)?$/.exec(url);
+  if (!m) throw new Error(`${key}=${url}: want http://HOST:PORT`);
+  // A dotted name or a non-loopback address is somewhere else: refuse (loopback-only lab).
+  if (!ALLOWED_HOSTS.test(m[1]) || (/^\d/.test(m[1]) && !m[1].startsWith('127.'))) {
+    throw new Error(`${key}=${url}: the lab is loopback-only; refusing to send load to ${m[1]}`);
+  }
+  return url;
+}
+
+// The cluster's HTTP entry point (es-master) and the allocator API
+export const ES_URL = checkedUrl('ES_URL', 'http://127.0.0.1:9200');
+export const ALLOCATOR_URL = checkedUrl('ALLOCATOR_URL', 'http://127.0.0.1:8080');
+
+// Which tenants take part: TENANT= one id; TENANTS= a comma list of ids or globs (k6dev-*)
+export const TENANT = env('TENANT', '');
+export const TENANTS = envList('TENANTS');
+
+export const DURATION = envDuration('DURATION', '1m');
+// Storefront load: RATE= page views per second (arrival rate, the default) or VUS= shoppers with
+// think times. Both given is an error (run.sh says so first).
+export const RATE = envNumber('RATE', 0, { min: 0 });
+export const VUS = envNumber('VUS', 0, { min: 0, integer: true });
+export const THINK_MS = envNumber('THINK_MS', 1000, { min: 0 });
+export const PAGE_SIZE = envNumber('PAGE_SIZE', 24, { min: 1, integer: true });
+// Tenants profiled in setup() (vocabulary, categories, product ids): the heaviest first
+export const PROFILE_TENANTS = envNumber('PROFILE_TENANTS', 200, { min: 1, integer: true });
+export const SAMPLE_PRODUCTS = envNumber('SAMPLE_PRODUCTS', 100, { min: 1, integer: true });
+// Test knob for the cross-tenant check: send TENANT's queries to this alias instead of its own
+export const ALIAS = env('ALIAS', '');
+// Where handleSummary writes summary.json (run.sh: $LAB_DIR/results/<run-id>)
+export const RESULTS_DIR = env('RESULTS_DIR', '');
+export const RUN_ID = env('RUN_ID', '');
+
+export const JSON_HEADERS = { 'Content-Type': 'application/json' };

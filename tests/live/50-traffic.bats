@@ -1,0 +1,185 @@
+#!/usr/bin/env bats
+# Traffic (k6) on a running lab: two small tenants are created through the allocator and loaded
+# following the write contract (tests/fixtures/k6/catalog.jq), then a short run of each scenario
+# (k6-scripts/run.sh, what `make load` calls) passes its checks and thresholds; the hand-made query
+# log replays; malformed log lines are reported with their line numbers; the cross-tenant check
+# fails the run when the queries go to another tenant's alias; bad input is one clear line.
+# About 2 minutes on 2 cores: every run is 10-15 s.
+
+bats_require_minimum_version 1.5.0
+
+RUN="k6-scripts/run.sh"
+FIXTURES="tests/fixtures/k6"
+
+setup_file() {
+  load ../lib/lab
+  cd "$REPO" || return 1
+  # cached; a cold build from the Go module proxy takes a few minutes
+  scripts/install/k6.sh >/dev/null
+  export TA=k6test-a TB=k6test-b
+  local spec id n w out base
+  # documents newer than the tombstones an earlier run's deleted tenants left (gc_deletes)
+  base="$(($(date +%s%3N) - 1000))"
+  for spec in "$TA:300:5" "$TB:200:2"; do
+    IFS=: read -r id n w <<<"$spec"
+    out="$(api POST /tenants "{\"id\":\"$id\",\"name\":\"$id\",\"expected_products\":$n,\"traffic_weight\":$w}")"
+    [[ "$out" == 20[01]* ]] || { echo "cannot create tenant $id: $out" >&2; return 1; }
+    # the bulk body must end with a newline: $(...) strips it
+    bulk "tenant-$id" "$(jq -nc --arg t "$id" --argjson n "$n" --argjson base "$base" -f "$FIXTURES/catalog.jq")"$'\n' "refresh=wait_for" || return 1
+  done
+}
+
+teardown_file() {
+  load ../lib/lab
+  api DELETE "/tenants/k6test-a" >/dev/null 2>&1 || true
+  api DELETE "/tenants/k6test-b" >/dev/null 2>&1 || true
+}
+
+setup() {
+  load ../lib/lab
+  cd "$REPO" || return 1
+  # Only this file's tenants: other files' tenants may be moving or half-loaded
+  export TENANTS='k6test-*'
+  unset TENANT RATE VUS BOT LOG SPEED BAD_LINES ALIAS RESUBMIT DURATION
+}
+
+# summary_of OUTPUT: the summary.json path the run printed
+summary_of() { sed -n 's/^summary: //p' <<<"$1" | head -n 1; }
+# count ALIAS [QUERY]: documents of the alias matching QUERY (default all), after a refresh
+count() {
+  local query='{"match_all": {}}'
+  [[ -n "${2:-}" ]] && query="$2"
+  es POST "/$1/_refresh" >/dev/null
+  es POST "/$1/_count" "{\"query\": $query}" | jq -r .count
+}
+
+@test "storefront: a short run passes its checks and thresholds; JSON summary; metrics in Prometheus" {
+  SCENARIO=storefront DURATION=12s RATE=10 run "$RUN"
+  assert_success
+  assert_output --partial "verdict: PASS"
+  assert_output --partial "✓ http_req_duration{scenario:storefront}: p(95)<"
+  assert_output --partial "✓ no cross-tenant hit"
+  assert_output --partial "✓ facets present"
+  refute_output --partial "✗"
+  local summary
+  summary="$(summary_of "$output")"
+  [[ "$summary" == "$LAB_DIR/results/"*"-storefront-"*/summary.json ]] || fail "summary not under \$LAB_DIR/results/<run-id>/: '$summary'"
+  assert [ -s "$summary" ]
+  assert_equal "$(jq -r '.metrics.checks.values.rate' "$summary")" 1
+  [[ "$(jq -r '.metrics.http_reqs.values.count' "$summary")" -ge 100 ]] || fail "fewer than 100 requests in 12 s at RATE=10"
+
+  # Remote write: tagged by scenario, tenant, index_group, query_type (the Load dashboard's labels)
+  local prom="http://$LAB_BIND:$PROMETHEUS_PORT" q deadline=$((SECONDS + 20)) n=0
+  curl -fsS --max-time 5 "$prom/-/ready" >/dev/null 2>&1 || skip "Prometheus is not part of this lab"
+  q='count(k6_http_reqs_total{scenario="storefront",tenant=~"k6test-.*",index_group=~"g.+",query_type="category"})'
+  while ((SECONDS < deadline)); do
+    n="$(curl -fsS -G "$prom/api/v1/query" --data-urlencode "query=$q" | jq -r '.data.result[0].value[1] // 0')"
+    [[ "$n" != 0 ]] && break
+    sleep 2
+  done
+  [[ "$n" != 0 ]] || fail "no k6 series in Prometheus: $q"
+  q='count(k6_http_req_duration_p95{scenario="storefront"}) and count(k6_checks_rate) and count(k6_vus) and count(k6_iterations_total) and count(k6_http_req_failed_rate)'
+  assert_equal "$(curl -fsS -G "$prom/api/v1/query" --data-urlencode "query=$q" | jq -r '.data.result | length')" 1
+}
+
+@test "bot: an arrival-rate burst crawls every category page of TENANT" {
+  SCENARIO=bot TENANT="$TA" DURATION=10s BOT_RATE=15 run "$RUN"
+  assert_success
+  assert_output --partial "bot: crawling $TA"
+  # catalog.jq: 300 products in "all" (13 pages of 24) and 6 categories of 50 (3 pages each)
+  assert_output --partial "7 categories, 31 pages"
+  assert_output --partial "✓ http_req_duration{scenario:bot}"
+  assert_output --partial "verdict: PASS"
+}
+
+@test "writes: price/inventory bulks and a catalog re-submission follow the write contract" {
+  local start_ms
+  start_ms="$(($(date +%s) * 1000))"
+  SCENARIO=writes DURATION=10s WRITE_RATE=2 BULK_SIZE=40 RESUBMIT="$TB" run "$RUN"
+  assert_success
+  assert_output --partial "re-submitted the catalog of $TB"
+  assert_output --partial "✓ bulk items stored"
+  assert_output --partial "verdict: PASS"
+  # whole documents rewritten in place: no duplicate, none lost
+  assert_equal "$(count "tenant-$TA")" 300
+  assert_equal "$(count "tenant-$TB")" 200
+  # the re-submitted tenant: every product carries a new updated_at; some of the other's too
+  assert_equal "$(count "tenant-$TB" "{\"range\": {\"updated_at\": {\"gte\": $start_ms}}}")" 200
+  [[ "$(count "tenant-$TA" "{\"range\": {\"updated_at\": {\"gte\": $start_ms}}}")" -gt 0 ]] || fail "no product of $TA was updated"
+  # version = updated_at in epoch ms (external_gte)
+  run es POST "/tenant-$TB/_search" '{"size": 20, "version": true, "_source": ["updated_at"]}'
+  assert_success
+  assert_equal "$(jq '[.hits.hits[] | ._source.updated_at as $u
+    | select(._version != (($u[0:19] + "Z" | fromdate) * 1000 + ($u[20:23] | tonumber)))] | length' <<<"$output")" 0
+}
+
+@test "mixed (make load): storefront + writes, BOT=1 adds a bot burst mid-run" {
+  run make -s load DURATION=15s RATE=8 BOT=1 BOT_TENANT="$TB" RESUBMIT=none
+  assert_success
+  assert_output --partial "bot: crawling $TB"
+  assert_output --partial "✓ http_req_duration{scenario:storefront}"
+  assert_output --partial "✓ http_req_duration{scenario:writes}"
+  assert_output --partial "✓ http_req_duration{scenario:bot}"
+  assert_output --partial "verdict: PASS"
+}
+
+@test "replay: the hand-made log (the seed article's query shape) replays, paced, every query checked" {
+  SCENARIO=replay LOG="$FIXTURES/queries.log" SPEED=4 run "$RUN"
+  assert_success
+  assert_output --partial "replay: 10 queries of $REPO/$FIXTURES/queries.log"
+  assert_output --partial "verdict: PASS"
+  local summary
+  summary="$(summary_of "$output")"
+  assert_equal "$(jq -r '.metrics.iterations.values.count' "$summary")" 10
+  assert_equal "$(jq -r '.metrics.checks.values.fails' "$summary")" 0
+  # the two aggregated queries had their facets
+  assert_output --regexp "✓ facets present +2 passed"
+  # as fast as possible
+  SCENARIO=replay LOG="$FIXTURES/queries.log" SPEED=max run "$RUN"
+  assert_success
+  assert_output --partial "as fast as possible"
+}
+
+@test "replay: malformed lines are reported with their line numbers; skipped or stop the run" {
+  SCENARIO=replay LOG="$FIXTURES/queries-bad.log" SPEED=max run "$RUN"
+  assert_success
+  assert_output --partial "queries-bad.log line 7: expected TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY"
+  assert_output --partial "queries-bad.log line 9: bad timestamp '1735689600.5'"
+  assert_output --partial "queries-bad.log line 12: query is not JSON"
+  assert_output --partial "10 queries of"
+  assert_output --partial "verdict: PASS"
+
+  SCENARIO=replay LOG="$FIXTURES/queries-bad.log" BAD_LINES=stop run "$RUN"
+  assert_failure
+  assert_output --partial "queries-bad.log line 7: expected TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY (and 2 more malformed line(s)); stopping (BAD_LINES=stop)"
+  refute_output --partial "verdict: PASS"
+}
+
+@test "the cross-tenant check fails the run when the queries go to another tenant's alias" {
+  SCENARIO=storefront TENANT="$TA" ALIAS="tenant-$TB" DURATION=6s RATE=10 run "$RUN"
+  assert_failure 99
+  assert_output --regexp "✗ no cross-tenant hit +[0-9]+ passed, [1-9][0-9]* failed"
+  assert_output --partial "CROSS-TENANT HITS:"
+  assert_output --partial "✗ cross_tenant_hits: count==0"
+  assert_output --partial "verdict: FAIL"
+  assert_output --partial "load: FAIL: a threshold was breached"
+}
+
+@test "bad input: unknown TENANT, unknown SCENARIO, RATE with VUS, a missing log: one line, exit 2" {
+  SCENARIO=storefront TENANT=k6test-nobody run "$RUN"
+  assert_failure 2
+  assert_equal "${#lines[@]}" 1
+  assert_output "error: unknown TENANT 'k6test-nobody': the allocator has no such tenant (make tenants lists them)"
+  SCENARIO=soak run "$RUN"
+  assert_failure 2
+  assert_output "error: unknown SCENARIO 'soak': pick one of mixed storefront bot writes replay"
+  RATE=5 VUS=5 run "$RUN"
+  assert_failure 2
+  assert_equal "${#lines[@]}" 1
+  SCENARIO=replay LOG=/nonexistent.log run "$RUN"
+  assert_failure 2
+  assert_output --partial "error: no query log at LOG=/nonexistent.log"
+  TENANTS='nobody-*' run "$RUN"
+  assert_failure 2
+  assert_output --partial "matches no tenant"
+}
