@@ -152,6 +152,9 @@ short_seed_and_load() {
     allocator_in_lab && fail "the allocator is part of the lab but Prometheus cannot scrape it"
     skip "no allocator in this lab: no index group join"
   }
+  # the allocator observes the nodes every 10 s, Prometheus scrapes and evaluates every 10 s:
+  # a node restarted by a fault drill rejoins the map within about half a minute
+  wait_until 90 "count(tenantlab:node_index_group:info) >= $(data_nodes | wc -l)" || true
   run promq 'tenantlab:node_index_group:info'
   assert_success
   for n in $(data_nodes); do
