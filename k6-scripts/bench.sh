@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench-load: the highest storefront rate the lab sustains, and what k6 itself costs there.
 #
-# Steps RATE through BENCH_RATES (page views/s, default 10 20 40 80 120 160 200 240 320 480),
+# Steps RATE through BENCH_RATES (page views/s, default 10 20 40 80 160 240 320 480 640 800),
 # BENCH_STEP each
 # (default 20s), with the storefront scenario's own thresholds (p95 < P95_STOREFRONT_MS, failed
 # < 1%, checks > 99%); a rate is sustained when every threshold held and k6 dropped < 1% of the
@@ -13,7 +13,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/../scripts/lib/config.sh"
 
-read -r -a rates <<<"${BENCH_RATES:-10 20 40 80 120 160 200 240 320 480}"
+read -r -a rates <<<"${BENCH_RATES:-10 20 40 80 160 240 320 480 640 800}"
 step="${BENCH_STEP:-20s}"
 p95_max="${P95_STOREFRONT_MS:-1000}"
 es="$(es_url)" allocator="http://$LAB_BIND:$ALLOCATOR_PORT"
