@@ -26,14 +26,17 @@ export function freePort() {
   });
 }
 
-export async function clusterUp() {
+/** True when the cluster behind `client` answers and is not red (shared with seed-data's tests). */
+export async function clusterHealthy(client) {
   try {
-    const h = await es.cluster.health({ timeout: '5s' });
+    const h = await client.cluster.health({ timeout: '5s' });
     return h.status !== 'red';
   } catch {
     return false;
   }
 }
+
+export const clusterUp = () => clusterHealthy(es);
 
 export function uniquePrefix() {
   return `tlit${randomBytes(3).toString('hex')}-`;

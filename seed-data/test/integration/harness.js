@@ -6,10 +6,12 @@ import { Client } from '@elastic/elasticsearch';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
+// Generic helpers of the allocator's own integration tests (the seeder's tests need its
+// node_modules anyway, to start an allocator)
+import { clusterHealthy, freePort } from '../../../allocator/test/integration/harness.js';
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const config = loadConfig();
@@ -22,24 +24,7 @@ const labDir = mkdtempSync(join(tmpdir(), 'seed-it-'));
 
 export const uid = () => randomBytes(3).toString('hex');
 
-export async function clusterUp() {
-  try {
-    const h = await es.cluster.health({ timeout: '5s' });
-    return h.status !== 'red';
-  } catch {
-    return false;
-  }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
+export const clusterUp = () => clusterHealthy(es);
 
 export async function startAllocator() {
   if (process.env.ALLOCATOR_URL) return { url: process.env.ALLOCATOR_URL, stop: async () => {} };
