@@ -53,9 +53,11 @@ seed-verify: ## Compare every tenant of PROFILE= with its manifest's count
 	@$(SEEDER) verify
 
 resubmit: ## TENANT= re-sends its whole catalog (the daily catalog push)
+	$(call require,TENANT,TENANT=demo-0001)
 	@$(SEEDER) resubmit --tenant "$(TENANT)"
 
 update: ## TENANT= gets price and inventory updates on a share of its products
+	$(call require,TENANT,TENANT=demo-0001)
 	@$(SEEDER) update --tenant "$(TENANT)"
 
 querylog: ## Write PROFILE='s query log (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY) to OUT= (default stdout)
@@ -63,6 +65,8 @@ querylog: ## Write PROFILE='s query log (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY) to
 
 ## ---- Tenants (the allocator's CLI: allocator/bin/tenantlab-allocator) ----
 ALLOC := allocator/bin/tenantlab-allocator
+# $(call require,VAR,example): stop with one line when VAR= is missing
+require = $(if $(strip $($(1))),,$(error $(1)= is required, e.g. make $@ $(2)))
 
 tenants: ## List tenants: group, index, documents
 	@$(ALLOC) ls
@@ -71,12 +75,15 @@ groups: ## Index groups: nodes, indices, tenants, load
 	@$(ALLOC) groups
 
 tenant-add: ## Add tenant ID= with PRODUCTS= expected [TRAFFIC= GROUP= DEDICATED=1]
+	$(call require,ID,ID=acme PRODUCTS=500)$(call require,PRODUCTS,ID=acme PRODUCTS=500)
 	@$(ALLOC) add "$(ID)" "$(PRODUCTS)" $(if $(TRAFFIC),--traffic $(TRAFFIC)) $(if $(GROUP),--group $(GROUP)) $(if $(DEDICATED),--dedicated)
 
 tenant-move: ## Move tenant ID= to GROUP=, INDEX= or DEDICATED=1 (waits for the job)
+	$(call require,ID,ID=acme GROUP=g2)
 	@$(ALLOC) move "$(ID)" $(if $(GROUP),--group $(GROUP)) $(if $(INDEX),--index $(INDEX)) $(if $(DEDICATED),--dedicated) --wait
 
 tenant-rm: ## Delete tenant ID= (alias and documents)
+	$(call require,ID,ID=acme)
 	@$(ALLOC) rm "$(ID)"
 
 plan: ## Rebalance dry run: the moves that bring every group within 15% of the mean
