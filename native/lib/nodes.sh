@@ -1,8 +1,7 @@
-# One Elasticsearch node = one JVM process. Pid files, logs and data live under $LAB_DIR.
-# The JVMs also carry -Dtenantlab.lab=$LAB_DIR, so `ps` shows which lab a node belongs to.
+# One Elasticsearch node = one JVM process. Pid files and logs live under $LAB_DIR (see
+# scripts/lib/process.sh), data in $DATA_DIR. The JVMs also carry -Dtenantlab.lab=$LAB_DIR, so
+# `ps` shows which lab a node belongs to.
 
-RUN_DIR="$LAB_DIR/run"
-LOG_DIR="$LAB_DIR/logs"
 DATA_DIR="$LAB_DIR/data"
 
 # Refuses to start when a port of NODE is taken by anything but this lab's own NODE.

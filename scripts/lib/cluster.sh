@@ -6,15 +6,22 @@ es_get() { curl -fsS --max-time 5 "$(es_url "${2:-}")$1" 2>/dev/null; }
 
 cluster_status() { es_get "/_cluster/health" | jq -r '.status // empty' 2>/dev/null; }
 
-# wait_for_health green|yellow SECONDS: 0 once the cluster reaches that status (green also
-# satisfies yellow), 1 after SECONDS. Uses the cluster's own wait so it returns the moment the
-# status is reached.
-wait_for_health() {
-  local want="$1" timeout="$2" deadline=$((SECONDS + $2)) status
+# cluster_complete [SECONDS]: 0 when the cluster is green with every node of lab.env, asking it
+# to wait up to SECONDS (default 3) for that, so it answers the moment it happens
+cluster_complete() {
+  local secs="${1:-3}"
+  curl -fsS --max-time $((secs + 2)) \
+    "$(es_url)/_cluster/health?wait_for_status=green&wait_for_nodes=$(lab_nodes | wc -w)&timeout=${secs}s" 2>/dev/null \
+    | jq -e '.timed_out == false' >/dev/null 2>&1
+}
+
+# wait_cluster_complete SECONDS [CHECK]: 0 once cluster_complete, 1 after SECONDS or as soon as
+# the command CHECK (run every round, e.g. "are my processes still alive?") fails
+wait_cluster_complete() {
+  local deadline=$((SECONDS + $1)) check="${2:-}"
   while ((SECONDS < deadline)); do
-    status="$(curl -fsS --max-time 12 "$(es_url)/_cluster/health?wait_for_status=$want&timeout=10s" 2>/dev/null \
-      | jq -r 'select(.timed_out == false) | .status' 2>/dev/null || true)"
-    [[ -n "$status" ]] && return 0
+    [[ -z "$check" ]] || "$check" || return 1
+    cluster_complete 3 && return 0
     sleep 1
   done
   return 1

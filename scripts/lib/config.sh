@@ -38,4 +38,12 @@ require_node() {
   [[ -n "${1:-}" ]] || die "NODE is required: one of $(lab_nodes) (e.g. make node-kill NODE=es-data-1)"
   is_lab_node "$1" || die "unknown NODE '$1': pick one of $(lab_nodes)"
 }
+# Every port key of lab.env (nodes' HTTP and transport, services)
+lab_port_keys() { sed -n 's/^\([A-Z0-9_]*_PORT\)=.*/\1/p' "$LAB_ENV_FILE"; }
+# shift_lab_ports N: every port + N, for a second lab (tests, benchmarks) beside the first
+shift_lab_ports() {
+  local key
+  for key in $(lab_port_keys); do export "$key=$((${!key} + $1))"; done
+}
+
 es_url() { echo "http://$LAB_BIND:$(node_var "${1:-$LAB_MASTER_NODE}" HTTP_PORT)"; }

@@ -67,8 +67,10 @@ stop_pid() {
   kill -KILL "$pid" 2>/dev/null || true
 }
 
-pid_file() { echo "$LAB_DIR/run/$1.pid"; }
-log_file() { echo "$LAB_DIR/logs/$1.log"; }
+RUN_DIR="$LAB_DIR/run"
+LOG_DIR="$LAB_DIR/logs"
+pid_file() { echo "$RUN_DIR/$1.pid"; }
+log_file() { echo "$LOG_DIR/$1.log"; }
 
 # running_pid NAME: the pid of this lab's live process NAME (a node or a service), or nothing
 running_pid() {

@@ -28,16 +28,15 @@ groups() { local n; for n in $(data_nodes); do node_var "$n" GROUP; done | sort 
 # collide: the first offset N, N+500, N+1000... at which every shifted port is free (another lab
 # of a developer may be running on one of them)
 shift_ports() {
-  local keys offset key busy
-  keys="$(sed -n 's/^\([A-Z0-9_]*_PORT\)=.*/\1/p' "$LAB_ENV_FILE")"
+  local offset key busy
   for ((offset = $1; offset < $1 + 10000; offset += 500)); do
     busy=0
-    for key in $keys; do
+    for key in $(lab_port_keys); do
       ss -Hltn "sport = :$((${!key} + offset))" 2>/dev/null | grep -q . && { busy=1; break; }
     done
     ((busy)) || break
   done
-  for key in $keys; do export "$key=$((${!key} + offset))"; done
+  shift_lab_ports "$offset"
 }
 
 # lab_pids DIR: live JVMs of the lab whose state is in DIR

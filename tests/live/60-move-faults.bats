@@ -58,6 +58,9 @@ move_with_node_killed() {
   job="$(jq -r '.id' <<<"${output#* }")"
 
   make -s -C "$REPO" node-kill NODE="$node" >/dev/null
+  # the drill is real only if the cluster lost the node while the tenant moves
+  for ((i = 0; i < 30; i++)); do es GET "/_cat/nodes?h=name" | grep -qx "$node" || break; sleep 1; done
+  ! es GET "/_cat/nodes?h=name" | grep -qx "$node" || fail "$node is still in the cluster after node-kill"
   # acknowledged while the node is dead and the tenant is moving: must all survive
   write_products "$MOVE_TENANT" "$3" "$4"
   write_products "$MOVE_TENANT" "$5" "$4" "$6"

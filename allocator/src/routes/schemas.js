@@ -1,5 +1,6 @@
 // JSON Schemas of the API: they validate requests (unknown fields are errors, not silently
 // dropped) and are the source of /openapi.json.
+import { PHASES } from '../moves/procedure.js';
 import { TENANT_ID_PATTERN } from '../placement/naming.js';
 
 export const error = {
@@ -74,7 +75,7 @@ export const job = {
     id: { type: 'string' },
     type: { type: 'string', enum: ['move', 'rebalance'] },
     state: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'] },
-    phase: { type: 'string', enum: ['prepare', 'split', 'copy', 'switch', 'cleanup', 'done'] },
+    phase: { type: 'string', enum: PHASES },
     tenant: { type: 'string' },
     documents_copied: { type: 'integer' },
     documents_skipped: { type: 'integer' },
