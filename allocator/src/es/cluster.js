@@ -77,8 +77,3 @@ export async function setGcDeletes(client, index, value) {
   await client.indices.putSettings({ index, settings: { 'index.gc_deletes': value } });
 }
 
-/** Shards of the given indices with the node each copy is on. */
-export async function shardsOf(client, indices) {
-  if (!indices.length) return [];
-  return client.cat.shards({ index: indices.join(','), format: 'json', h: 'index,shard,prirep,state,docs,node' });
-}
