@@ -7,7 +7,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 LAB := scripts/lab
 
-.PHONY: help up down status logs clean test node-kill node-restart bench-startup \
+.PHONY: help up down status logs clean test node-kill node-restart bench-startup render dashboards \
 	tenants groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator \
 	seed seed-verify resubmit update querylog bench-seed \
 	load load-bot load-writes replay bench-load
@@ -105,6 +105,13 @@ load-writes: ## Catalog writes: price/inventory bulks, catalog re-submission [BU
 replay: ## Replay a query log LOG= (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY) [SPEED=2|max BAD_LINES=skip|stop]
 	@SCENARIO=replay k6-scripts/run.sh
 
+## ---- Generated files ----
+render: ## Regenerate every generated file (compose nodes from lab.env, dashboards); CHECK=1 changes nothing and fails naming each stale file
+	@scripts/render $(if $(filter 1,$(CHECK)),--check)
+
+dashboards: ## Rebuild the Grafana dashboards' JSON and datasource from grafana-dashboards/src/; CHECK=1 only checks
+	@grafana-dashboards/build $(if $(filter 1,$(CHECK)),--check)
+
 ## ---- Tests and benchmarks ----
 test: ## Run every test (starts and stops its own lab); ONLY=PATTERN for some; ends with "N passed, N failed"
 	@tests/run
@@ -112,7 +119,7 @@ test: ## Run every test (starts and stops its own lab); ONLY=PATTERN for some; e
 bench-startup: ## Seconds from `make up` to green (native) and RSS per node
 	@tests/bench/startup
 
-bench-seed: ## Seeder docs/s against a naive loader on the same cluster, and the seeder's CPU share (needs `make up`)
+bench-seed: ## Seeder docs/s against a naive loader, the client's bulk helper and a plain-HTTP ceiling (same run), and its CPU share (needs `make up`)
 	@scripts/install/npm-deps.sh seed-data && cd seed-data && node bench/seed.js
 
 bench-allocator: ## Placement plan for 100k tenants, API p99 at 200 req/s, move docs/s (needs `make up`)

@@ -1,4 +1,4 @@
-// replay: replays a query log (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY, lib/querylog.js; the seed
+// replay: replays a query log (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY, packages/contract/src/querylog.js; the seed
 // generator writes one: seed-data/bin/tenantlab-seed querylog) against the tenant aliases, each
 // query with its tenant's stats group, checked (status, facets when asked, no cross-tenant hit).
 //
@@ -27,7 +27,8 @@ import { Trend, Counter } from 'k6/metrics';
 import { options as baseOptions } from './lib/options.js';
 import { allocatorTenants } from './lib/tenants.js';
 import { checkSearch } from './lib/checks.js';
-import { parseLog, searchRequestOf } from './lib/querylog.js';
+// The query-log format: the one module the seeder writes logs with (packages/contract)
+import { parseLog, searchRequestOf } from '../packages/contract/src/querylog.js';
 import { ES_URL, JSON_HEADERS, ALIAS } from './lib/config.js';
 
 export { handleSummary } from './lib/summary.js';

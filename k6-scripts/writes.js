@@ -26,6 +26,9 @@ import { loadTenants, weightedPicker } from './lib/tenants.js';
 import { pick } from './lib/queries.js';
 import { search } from './lib/search.js';
 import { tags, checkBulk } from './lib/checks.js';
+// The write contract: the same file the seeder, the tests and the allocator's move import
+import { documentId } from '../packages/contract/src/naming.js';
+import { bulkAction } from '../packages/contract/src/write-contract.js';
 
 export { handleSummary } from './lib/summary.js';
 
@@ -77,7 +80,7 @@ function bulk(t, items, queryType) {
   if (!items.length) return;
   const lines = [];
   for (const it of items) {
-    lines.push(JSON.stringify({ index: { _id: it.id, version: it.version, version_type: 'external_gte' } }));
+    lines.push(JSON.stringify(bulkAction({ id: it.id, version: it.version })));
     lines.push(JSON.stringify(it.doc));
   }
   const tg = tags(t, queryType);
@@ -115,7 +118,7 @@ export function writes(data) {
   if (!t.products.length) return;
   const ids = new Set();
   const want = Math.min(BULK_SIZE, t.products.length);
-  while (ids.size < want) ids.add(`${t.id}:${pick(t.products)}`);
+  while (ids.size < want) ids.add(documentId(t.id, pick(t.products)));
   const body = search(t, { size: want, query: { ids: { values: [...ids] } } }, 'read_ids', { expectHits: 1 });
   if (!body) return;
   bulk(t, body.hits.hits.map((h) => { const { doc, version } = touched(priceInventoryUpdate(h._source)); return { id: h._id, doc, version }; }), 'bulk_update');

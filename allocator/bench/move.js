@@ -1,7 +1,9 @@
 // Move throughput: a tenant with N documents moves to the other group; documents/s of the copy
 // phase and of the whole move (alias switches, drain wait, cleanup included).
-import { productDoc, VersionClock, writeBatch } from '../test/support/storefront.js';
-import { AllocatorProcess, es } from '../test/integration/harness.js';
+import { aliasFor } from '@tenantlab/contract/naming';
+import { productDoc, VersionClock, writeBatch } from '@tenantlab/test-support/storefront';
+import { AllocatorProcess } from '@tenantlab/test-support/allocator-process';
+import { es } from '../test/integration/harness.js';
 
 export async function benchMove({ prefix, policyFile, documents = 20000 }) {
   const a = await AllocatorProcess.start({ prefix, policyFile, env: { ALLOCATOR_LOG_LEVEL: 'error' } });
@@ -17,11 +19,11 @@ export async function benchMove({ prefix, policyFile, documents = 20000 }) {
         const version = clock.next();
         ops.push({ op: 'index', n, version, doc: productDoc(tenant, n, version) });
       }
-      const res = await writeBatch(es, `tenant-${tenant}`, tenant, ops);
+      const res = await writeBatch(es, aliasFor(tenant), tenant, ops);
       if (res.some((r) => !r.ok)) throw new Error('seed failed');
     }
     const seedSeconds = (Date.now() - t0) / 1000;
-    await es.indices.refresh({ index: `tenant-${tenant}` });
+    await es.indices.refresh({ index: aliasFor(tenant) });
     const move = await a.request('POST', `/tenants/${tenant}/move`, { group: t.body.group === 'g1' ? 'g2' : 'g1' });
     const job = await a.waitJob(move.body.id, { timeoutMs: 600000 });
     if (job.state !== 'succeeded') throw new Error(`move failed: ${JSON.stringify(job.errors)}`);

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { planPlacement } from '../src/placement/place.js';
 import { planRebalance } from '../src/placement/rebalance.js';
 import { loadConfig } from '../src/config.js';
-import { rng, tenantMix, twoGroups } from '../test/support/random.js';
+import { rng, tenantMix, twoGroups } from '@tenantlab/test-support/random';
 
 export function benchPlacement({ n = 100000 } = {}) {
   const { policy } = loadConfig();

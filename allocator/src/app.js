@@ -1,8 +1,15 @@
-// The HTTP face of the allocator: fastify with one plugin per concern, JSON Schema validation
-// that rejects unknown fields, one error shape ({error, message}) and no stack traces.
+// The allocator as a fastify application: plugins decorate what is shared (plugins/: the
+// Elasticsearch client, metrics, the state, the job runner, the operations) and close it on
+// shutdown; routes (routes/) are the HTTP face, with JSON Schema validation that rejects unknown
+// fields, one error shape ({error, message}) and no stack traces.
 import swagger from '@fastify/swagger';
 import Fastify, { LogController } from 'fastify';
 import { toHttpError } from './errors.js';
+import allocatorPlugin from './plugins/allocator.js';
+import clusterPlugin from './plugins/cluster.js';
+import jobsPlugin from './plugins/jobs.js';
+import metricsPlugin from './plugins/metrics.js';
+import statePlugin from './plugins/state.js';
 import groupRoutes from './routes/groups.js';
 import healthRoutes from './routes/health.js';
 import jobRoutes from './routes/jobs.js';
@@ -27,7 +34,7 @@ function validationMessage(err) {
   return `${where} ${v.message}`;
 }
 
-export async function buildApp({ allocator, metrics, log }) {
+export async function buildApp({ config, log }) {
   const app = Fastify({
     loggerInstance: log,
     // Per-request lines would drown the log at benchmark rates; errors are logged below.
@@ -37,10 +44,12 @@ export async function buildApp({ allocator, metrics, log }) {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
 
-  app.addHook('onResponse', async (req, reply) => {
-    const route = req.routeOptions?.url ?? 'unmatched';
-    metrics.httpDuration.observe({ method: req.method, route, status_code: reply.statusCode }, reply.elapsedTime / 1000);
-  });
+  // Order matters: each needs the ones before it, and they close in the reverse order.
+  await app.register(clusterPlugin, { config });
+  await app.register(metricsPlugin);
+  await app.register(statePlugin, { config });
+  await app.register(jobsPlugin);
+  await app.register(allocatorPlugin, { config });
 
   app.setErrorHandler((err, req, reply) => {
     if (err.validation) return reply.code(400).send({ error: 'bad_request', message: validationMessage(err) });
@@ -64,12 +73,16 @@ export async function buildApp({ allocator, metrics, log }) {
     refResolver: { buildLocalReference: (json) => json.$id },
   });
 
-  const deps = { allocator, metrics };
-  await app.register(healthRoutes, deps);
-  await app.register(groupRoutes, deps);
-  await app.register(tenantRoutes, deps);
-  await app.register(jobRoutes, deps);
-  await app.register(rebalanceRoutes, deps);
+  await app.register(healthRoutes);
+  // Everything but health answers 503 with the reason until the allocator is ready (after the
+  // request was validated, so a malformed request is still a 400).
+  await app.register(async (api) => {
+    api.addHook('preHandler', async () => app.startup.requireReady());
+    await api.register(groupRoutes);
+    await api.register(tenantRoutes);
+    await api.register(jobRoutes);
+    await api.register(rebalanceRoutes);
+  });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   return app;
 }

@@ -7,7 +7,8 @@ let config;
 try {
   config = loadConfig();
 } catch (err) {
-  console.error(`tenantlab-allocator: ${err.message}`);
+  // a malformed lab.env line is the lab's one message, the same from every consumer
+  console.error(err.name === 'LabEnvError' ? err.message : `tenantlab-allocator: ${err.message}`);
   process.exit(2);
 }
 const log = createLogger(config.logLevel);

@@ -2,17 +2,18 @@
 // rates) for /metrics, GET /groups and GET /tenants. One aggregation and one _stats call per
 // interval, however many tenants there are.
 import { discoverGroups } from './es/cluster.js';
-import { tenantLoad } from './placement/load.js';
-import { ALIAS_PREFIX, productsPattern } from './placement/naming.js';
+import { groupLoad } from './placement/model.js';
+import { productsPattern, STATS_GROUP_PATTERN, tenantOfStatsGroup } from '@tenantlab/contract/naming';
 
 export class Observer {
   constructor({ client, config, store, metrics, log }) {
     Object.assign(this, { client, config, store, metrics, log });
-    this.snapshot = { at: null, groups: [], indexDocs: new Map(), tenantDocs: new Map(), searchRate: new Map() };
+    this.snapshot = { at: null, groups: [], indexDocs: new Map(), tenantDocs: new Map(), tenantIndexDocs: new Map(), searchRate: new Map() };
     this.prevSearch = null;
   }
 
   start() {
+    this.stopped = false;
     const tick = () =>
       this.observe()
         .catch((err) => {
@@ -20,6 +21,8 @@ export class Observer {
           this.log.debug({ err: err.message }, 'observation failed');
         })
         .finally(() => {
+          // stop() may come while an observation is in flight: then no next one.
+          if (this.stopped) return;
           this.timer = setTimeout(tick, this.config.statsIntervalMs);
           this.timer.unref();
         });
@@ -27,6 +30,7 @@ export class Observer {
   }
 
   stop() {
+    this.stopped = true;
     clearTimeout(this.timer);
   }
 
@@ -41,19 +45,21 @@ export class Observer {
         ignore_unavailable: true,
         aggs: { idx: { terms: { field: '_index', size: 10000 }, aggs: { t: { terms: { field: 'store_id', size: 10000 } } } } },
       }),
-      client.indices.stats({ index: productsPattern(config.prefix), metric: 'search', groups: `${ALIAS_PREFIX}*`, allow_no_indices: true, ignore_unavailable: true }),
+      client.indices.stats({ index: productsPattern(config.prefix), metric: 'search', groups: STATS_GROUP_PATTERN, allow_no_indices: true, ignore_unavailable: true }),
     ]);
     const indexDocs = new Map();
     const tenantDocs = new Map();
+    const tenantIndexDocs = new Map(); // index -> tenant -> documents (a moving tenant is in two)
     for (const b of docs.aggregations?.idx.buckets ?? []) {
       indexDocs.set(b.key, b.doc_count);
+      tenantIndexDocs.set(b.key, new Map(b.t.buckets.map((t) => [t.key, t.doc_count])));
       for (const t of b.t.buckets) tenantDocs.set(t.key, (tenantDocs.get(t.key) ?? 0) + t.doc_count);
     }
     const searchTotals = new Map();
     for (const ix of Object.values(stats.indices ?? {})) {
       for (const [group, s] of Object.entries(ix.total?.search?.groups ?? {})) {
-        const id = group.slice(ALIAS_PREFIX.length);
-        searchTotals.set(id, (searchTotals.get(id) ?? 0) + s.query_total);
+        const id = tenantOfStatsGroup(group);
+        if (id !== null) searchTotals.set(id, (searchTotals.get(id) ?? 0) + s.query_total);
       }
     }
     const now = Date.now();
@@ -66,36 +72,31 @@ export class Observer {
       }
     }
     this.prevSearch = { at: now, totals: searchTotals };
-    this.snapshot = { at: new Date(now).toISOString(), groups, indexDocs, tenantDocs, searchRate };
+    this.snapshot = { at: new Date(now).toISOString(), groups, indexDocs, tenantDocs, tenantIndexDocs, searchRate };
     this.#export();
     metrics.clusterUp.set(1);
   }
 
+  /** Exports the snapshot; tenants and load as placement/model.js's groupLoad counts them, like GET /groups. */
   #export() {
     const { metrics, store } = this;
-    const { groups, indexDocs, tenantDocs, searchRate } = this.snapshot;
+    const { groups, indexDocs, searchRate } = this.snapshot;
+    const { loads, tenantsPerIndex, placed } = groupLoad({ store, snapshot: this.snapshot, groups, policy: this.config.policy });
     metrics.nodeGroup.reset();
     for (const g of groups) for (const n of g.nodes) metrics.nodeGroup.set({ node: n, index_group: g.name }, 1);
     metrics.tenants.reset();
     metrics.indexDocuments.reset();
     metrics.tenantDocuments.reset();
     metrics.tenantSearchRate.reset();
-    const perIndex = new Map();
-    for (const t of store.tenants.values()) perIndex.set(t.index, (perIndex.get(t.index) ?? 0) + 1);
     for (const ix of store.indices.values()) {
-      metrics.tenants.set({ index_group: ix.group, index: ix.name }, perIndex.get(ix.name) ?? 0);
+      metrics.tenants.set({ index_group: ix.group, index: ix.name }, tenantsPerIndex.get(ix.name) ?? 0);
       metrics.indexDocuments.set({ index_group: ix.group, index: ix.name }, indexDocs.get(ix.name) ?? 0);
     }
     metrics.groupLoad.reset();
-    const load = new Map(groups.map((g) => [g.name, 0]));
-    for (const t of store.tenants.values()) {
-      const documents = Math.max(t.expected_products, tenantDocs.get(t.id) ?? 0);
-      if (load.has(t.group)) load.set(t.group, load.get(t.group) + tenantLoad({ documents, traffic: t.traffic_weight }, this.config.policy));
-    }
-    for (const g of groups) metrics.groupLoad.set({ index_group: g.name }, load.get(g.name) / Math.max(1, g.nodes.length));
-    for (const t of store.tenants.values()) {
-      metrics.tenantDocuments.set({ tenant: t.id, index_group: t.group, index: t.index }, tenantDocs.get(t.id) ?? 0);
-      metrics.tenantSearchRate.set({ tenant: t.id }, searchRate.get(t.id) ?? 0);
+    for (const l of loads) metrics.groupLoad.set({ index_group: l.group }, l.perNode);
+    for (const [id, p] of placed) {
+      metrics.tenantDocuments.set({ tenant: id, index_group: p.group, index: p.index }, p.documents);
+      metrics.tenantSearchRate.set({ tenant: id }, searchRate.get(id) ?? 0);
     }
   }
 }

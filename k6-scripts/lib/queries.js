@@ -2,6 +2,7 @@
 // autocomplete. None filters on store_id: the tenant alias does (that is what the cross-tenant
 // check proves). Values come from the tenant's profile (tenants.js), so queries match its catalog.
 import { PAGE_SIZE } from './config.js';
+import { statsGroupFor } from '../../packages/contract/src/naming.js';
 
 export const SEARCH_FIELDS = ['name^2', 'description', 'sku^3', 'keywords^2', 'brand_name^2'];
 
@@ -118,6 +119,6 @@ export function autocomplete(t) {
 }
 
 /** The body of a search, with the tenant's search stats group (the write contract asks it). */
-export function withStats(body, alias) {
-  return JSON.stringify({ ...body, stats: [alias] });
+export function withStats(body, tenantId) {
+  return JSON.stringify({ ...body, stats: [statsGroupFor(tenantId)] });
 }

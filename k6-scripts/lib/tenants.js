@@ -5,6 +5,8 @@ import http from 'k6/http';
 import { fail } from 'k6';
 import { ALLOCATOR_URL, ES_URL, TENANT, TENANTS, PROFILE_TENANTS, SAMPLE_PRODUCTS, JSON_HEADERS } from './config.js';
 import { tags } from './checks.js';
+// The lab's names (alias, stats group), the same file the allocator and the seeder import
+import { aliasFor, statsGroupFor } from '../../packages/contract/src/naming.js';
 
 function globMatch(glob, id) {
   const re = new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
@@ -21,7 +23,7 @@ export function allocatorTenants() {
     id: t.id,
     group: t.group || '',
     index: t.index,
-    alias: t.alias || `tenant-${t.id}`,
+    alias: t.alias || aliasFor(t.id),
     documents: t.documents || 0,
     weight: t.traffic_weight > 0 ? t.traffic_weight : 1,
     state: t.state,
@@ -71,7 +73,7 @@ export function profileTenants(tenants) {
     const responses = http.batch(batch.map((t) => ({
       method: 'POST',
       url: `${ES_URL}/${t.alias}/_search`,
-      body: JSON.stringify({ ...PROFILE_BODY(SAMPLE_PRODUCTS), stats: [t.alias] }),
+      body: JSON.stringify({ ...PROFILE_BODY(SAMPLE_PRODUCTS), stats: [statsGroupFor(t.id)] }),
       params: { headers: JSON_HEADERS, tags: tags(t, 'profile'), timeout: '30s' },
     })));
     batch.forEach((t, j) => {

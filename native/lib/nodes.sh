@@ -89,7 +89,5 @@ start_node() {
 
 # stop_node NODE [SIGNAL]: TERM lets the node close its shards cleanly; KILL is the fault drill
 stop_node() {
-  local pid
-  pid="$(running_pid "$1")" && stop_pid "$pid" "${2:-TERM}" 30
-  rm -f "$(pid_file "$1")"
+  stop_name "$1" "${2:-TERM}" 30
 }

@@ -38,21 +38,25 @@ start_service() {
   spawn_detached "$(log_file "$name")" "${args[@]}" >"$(pid_file "$name")"
 }
 
-# wait_for_service NAME SECONDS
+# wait_for_service NAME SECONDS: a start is judged by the recorded process itself: it fails the
+# moment that process is gone, and succeeds once that process holds the service's port and the
+# health path answers (an answer from anything else on the port does not count)
 wait_for_service() {
-  local name="$1" deadline=$((SECONDS + $2)) url
-  url="http://$LAB_BIND:$(service_field "$name" SERVICE_PORT)$(service_field "$name" SERVICE_HEALTH)"
+  local name="$1" deadline=$((SECONDS + $2)) port url pid=""
+  port="$(service_field "$name" SERVICE_PORT)"
+  url="http://$LAB_BIND:$port$(service_field "$name" SERVICE_HEALTH)"
   while ((SECONDS < deadline)); do
-    running_pid "$name" >/dev/null || { say "error: $name exited during startup"; return 1; }
-    curl -fsS --max-time 3 -o /dev/null "$url" 2>/dev/null && return 0
+    pid="$(running_pid "$name")" || { say "error: $name exited during startup"; return 1; }
+    if holds_port "$pid" "$port" && curl -fsS --max-time 3 -o /dev/null "$url" 2>/dev/null; then
+      return 0
+    fi
     sleep 0.5
   done
   say "error: $name did not answer $url within $2s"
+  local holder
+  holder="$(port_holder "$port")"
+  [[ -z "$holder" || "${holder%% *}" == "$pid" ]] || say "  port $port is held by pid $holder, not by $name (pid $pid)"
   return 1
 }
 
-stop_service() {
-  local pid
-  pid="$(running_pid "$1")" && stop_pid "$pid" TERM 10
-  rm -f "$(pid_file "$1")"
-}
+stop_service() { stop_name "$1" TERM 10; }

@@ -1,8 +1,8 @@
 # Prometheus from Debian's `prometheus` package (scripts/install/prometheus.sh), on
 # LAB_BIND:PROMETHEUS_PORT with the remote-write receiver on (k6 pushes its metrics to
 # /api/v1/write). Its config is rendered from the template both runtimes share,
-# compose/prometheus/prometheus.yml.tmpl, with this lab's loopback addresses; rules come from
-# compose/prometheus/rules/. Config and data live in $LAB_DIR/prometheus.
+# prometheus/prometheus.yml.tmpl, with this lab's loopback addresses; rules come from
+# prometheus/rules/. Config and data live in $LAB_DIR/prometheus.
 # Interface: native/lib/services.sh.
 
 SERVICE_PORT="$PROMETHEUS_PORT"
@@ -13,11 +13,11 @@ PROMETHEUS_LAB_DIR="$LAB_DIR/prometheus"
 # render_prometheus_config OUT: the shared template with the native addresses
 render_prometheus_config() {
   PROM_SCRAPE_INTERVAL="$PROMETHEUS_SCRAPE_INTERVAL" \
-    PROM_RULES_DIR="$LAB_ROOT/compose/prometheus/rules" \
+    PROM_RULES_DIR="$LAB_ROOT/prometheus/rules" \
     PROM_PROMETHEUS_TARGET="$LAB_BIND:$PROMETHEUS_PORT" \
     PROM_ES_EXPORTER_TARGET="$LAB_BIND:$ES_EXPORTER_PORT" \
     PROM_ALLOCATOR_TARGET="$LAB_BIND:$ALLOCATOR_PORT" \
-    sh "$LAB_ROOT/compose/prometheus/render.sh" "$LAB_ROOT/compose/prometheus/prometheus.yml.tmpl" "$1"
+    sh "$LAB_ROOT/prometheus/render.sh" "$LAB_ROOT/prometheus/prometheus.yml.tmpl" "$1"
 }
 
 service_prepare() {

@@ -5,17 +5,23 @@
 LAB_ROOT="${LAB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 LAB_ENV_FILE="${LAB_ENV_FILE:-$LAB_ROOT/lab.env}"
 
+# lab.env is parsed by the lab's one parser (packages/contract/src/lab-env.js, through its CLI),
+# so bash, the allocator, the seeder and k6 accept and reject exactly the same lines. A key
+# already set here (exported or not) wins, as before. One node start per sourcing (~0.1 s).
 lab_load_env() {
-  local line key value
-  while IFS= read -r line || [[ -n "$line" ]]; do
-    [[ "$line" =~ ^[[:space:]]*(#|$) ]] && continue
-    if [[ ! "$line" =~ ^([A-Z][A-Z0-9_]*)=([^[:space:]]*)$ ]]; then
-      echo "error: $LAB_ENV_FILE: not a KEY=VALUE line: $line" >&2
-      return 1
-    fi
-    key="${BASH_REMATCH[1]}" value="${BASH_REMATCH[2]}"
-    [[ -z "${!key+x}" ]] && export "$key=$value"
-  done <"$LAB_ENV_FILE"
+  local lines line key stamp
+  # A parent that loaded this same file (unchanged since) exported every key already, and a
+  # key already set wins: nothing to do, and no node start for each nested script.
+  stamp="$LAB_ENV_FILE@$(stat -c %Y "$LAB_ENV_FILE" 2>/dev/null)"
+  [[ "${LAB_ENV_LOADED:-}" == "$stamp" ]] && return 0
+  lines="$(LAB_ENV_FILE="$LAB_ENV_FILE" node "$LAB_ROOT/packages/contract/bin/lab-env")" || return 1
+  while IFS= read -r line; do
+    [[ -n "$line" ]] || continue
+    key="${line#export }" key="${key%%=*}"
+    # the CLI prints `export KEY='VALUE'`, single-quoted: safe to eval
+    [[ -z "${!key+x}" ]] && eval "$line"
+  done <<<"$lines"
+  export LAB_ENV_LOADED="$stamp"
   return 0
 }
 lab_load_env || exit 2

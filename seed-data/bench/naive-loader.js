@@ -3,7 +3,8 @@
 // request at a time, all to one node. It follows the same write contract, so both loaders
 // write identical documents through the same aliases.
 import { Client } from '@elastic/elasticsearch';
-import { aliasOf } from '../src/generate/catalog.js';
+import { aliasFor } from '@tenantlab/contract/naming';
+import { bulkAction } from '@tenantlab/contract/write-contract';
 
 export async function naiveLoad(esUrl, items) {
   const client = new Client({ node: esUrl });
@@ -26,7 +27,7 @@ export async function naiveLoad(esUrl, items) {
     }
   };
   for (const it of items) {
-    batch.push({ index: { _index: aliasOf(it.tenant), _id: it.id, version: it.version, version_type: 'external_gte' } }, JSON.parse(it.source));
+    batch.push(bulkAction({ index: aliasFor(it.tenant), id: it.id, version: it.version }), JSON.parse(it.source));
     if (batch.length === 2000) {
       await flush(batch);
       batch = [];

@@ -1,63 +1,36 @@
-// The allocator's HTTP API, as far as seeding needs it. Placement is the allocator's call: the
+// The allocator's HTTP API as the seeder uses it: the lab's one client
+// (packages/contract/src/allocator-client.js) with its failures turned into the seeder's exit
+// codes: nothing answering or a refusal is a ServiceError (3), a tenant that exists with
+// another spec is the user's problem (UsageError, 2). Placement is the allocator's call: the
 // seeder only says who the tenant is, how big it expects to be and how much traffic it gets.
+import { AllocatorClient, AllocatorClientError } from '@tenantlab/contract/allocator-client';
 import { ServiceError, UsageError } from './errors.js';
 
-export class AllocatorApi {
-  constructor(url) {
-    this.url = url.replace(/\/+$/, '');
+function seedError(err, spec) {
+  if (!(err instanceof AllocatorClientError)) return err;
+  if (err.code === 'tenant_conflict' && spec) {
+    return new UsageError(`tenant ${spec.id} already exists with a different spec (${err.detail}): delete it first (tenantlab-seed delete) or use another --seed/--tenant-prefix`);
   }
+  return new ServiceError(err.kind === 'unreachable' || err.message.startsWith('allocator') ? err.message : `allocator: ${err.message}`);
+}
 
-  async #call(method, path, body) {
-    let res;
-    try {
-      res = await fetch(`${this.url}${path}`, {
-        method,
-        headers: body ? { 'content-type': 'application/json' } : {},
-        body: body ? JSON.stringify(body) : undefined,
-        signal: AbortSignal.timeout(120000),
-      });
-    } catch (err) {
-      const why = err.cause?.code === 'ECONNREFUSED' ? 'connection refused' : (err.cause?.code ?? err.cause?.message ?? err.message);
-      throw new ServiceError(`allocator not reachable at ${this.url} (${why}): is the lab up? (make up)`);
-    }
-    const text = await res.text();
-    let json = null;
-    try {
-      json = JSON.parse(text);
-    } catch {}
-    return { status: res.status, body: json ?? text };
-  }
-
+export class AllocatorApi extends AllocatorClient {
   async requireReady() {
-    const { status, body } = await this.#call('GET', '/readyz');
-    if (status !== 200) throw new ServiceError(`allocator at ${this.url} is not ready: ${body?.reason ?? body?.message ?? `HTTP ${status}`}`);
+    await super.requireReady().catch((err) => { throw seedError(err); });
   }
 
   async listTenants() {
-    const { status, body } = await this.#call('GET', '/tenants');
-    if (status !== 200) throw this.#error('GET /tenants', status, body);
-    return body.tenants;
+    return super.listTenants().catch((err) => { throw seedError(err); });
   }
 
-  /** Creates (201) or confirms (200) a tenant; a different existing spec is the user's problem. */
+  /** Creates (201) or confirms (200) a tenant: { created, tenant }. */
   async createTenant(spec) {
-    const { status, body } = await this.#call('POST', '/tenants', spec);
-    if (status === 200 || status === 201) return { created: status === 201, tenant: body };
-    if (status === 409 && body?.error === 'tenant_conflict') {
-      throw new UsageError(`tenant ${spec.id} already exists with a different spec (${body.message}): delete it first (tenantlab-seed delete) or use another --seed/--tenant-prefix`);
-    }
-    throw this.#error(`POST /tenants ${spec.id}`, status, body);
+    return super.createTenant(spec).catch((err) => { throw seedError(err, spec); });
   }
 
+  /** True when the tenant was deleted, false when there was none. */
   async deleteTenant(id) {
-    const { status, body } = await this.#call('DELETE', `/tenants/${encodeURIComponent(id)}`);
-    if (status === 200 || status === 404) return status === 200;
-    throw this.#error(`DELETE /tenants/${id}`, status, body);
-  }
-
-  #error(what, status, body) {
-    const msg = body?.message ?? (typeof body === 'string' ? body.slice(0, 200) : `HTTP ${status}`);
-    return status === 503 ? new ServiceError(`allocator: ${what}: ${msg}`) : new ServiceError(`allocator refused ${what} (${status}): ${msg}`);
+    return super.deleteTenant(id).then((r) => r !== null, (err) => { throw seedError(err); });
   }
 }
 

@@ -9,6 +9,15 @@ source "$REPO/scripts/lib/config.sh"
 source "$REPO/scripts/lib/cluster.sh"
 LAB="$REPO/scripts/lab"
 ES="$(es_url)"
+# The lab's contracts come from their one package (packages/contract), never spelled out here
+CONTRACT="$REPO/packages/contract"
+# alias_of TENANT: the alias every read and write of the tenant goes through (naming.js)
+alias_of() {
+  node --input-type=module -e 'const { aliasFor } = await import(process.argv[1]); console.log(aliasFor(process.argv[2]));' \
+    "$CONTRACT/src/naming.js" "$1"
+}
+# bulk_lines: product documents (one JSON a line on stdin) -> the write contract's _bulk body
+bulk_lines() { node "$CONTRACT/bin/bulk-lines"; }
 
 # es METHOD PATH [JSON]: body of the response; fails on HTTP errors
 es() {
@@ -49,11 +58,12 @@ doc_digest() {
   echo "$(jq -r '.hits.total.value' <<<"$body") $(jq -cS '[.hits.hits[] | {id: ._id, src: ._source}] | sort_by(.id)' <<<"$body" | sha256sum | cut -c1-16)"
 }
 
-# bulk INDEX NDJSON [QUERY]: fails unless the cluster acknowledged every item. The body goes
-# through stdin: Linux caps one command-line argument at 128 KiB.
+# bulk INDEX NDJSON [QUERY]: fails unless the cluster acknowledged every item; INDEX "" when
+# the actions name their index. The body goes through stdin: Linux caps one command-line
+# argument at 128 KiB.
 bulk() {
   local out
-  out="$(printf '%s' "$2" | curl -fsS --max-time 120 -X POST "$ES/$1/_bulk${3:+?$3}" \
+  out="$(printf '%s' "$2" | curl -fsS --max-time 120 -X POST "$ES${1:+/$1}/_bulk${3:+?$3}" \
     -H 'content-type: application/x-ndjson' --data-binary @-)" || return 1
   jq -e '.errors == false and (.items | length) > 0' >/dev/null <<<"$out" \
     || { echo "bulk into $1 not acknowledged: $(jq -c '[.items[] | .[] | select(.error)][0]' <<<"$out")" >&2; return 1; }
@@ -79,21 +89,20 @@ api() {
 }
 
 # write_products TENANT FROM TO [BUMP]: whole products FROM..TO through the tenant's alias,
-# following the allocator's write contract (_id "<tenant>:<n>", version = updated_at in epoch
-# ms, version_type external_gte); updated_at = 1700000000000 + n + BUMP. Fails unless every
-# item was acknowledged.
+# following the allocator's write contract (bulk_lines: _id "<tenant>:<n>", version = updated_at
+# in epoch ms, version_type external_gte); updated_at = 1700000000000 + n + BUMP. Fails unless
+# every item was acknowledged.
 write_products() {
-  local t="$1" i v body=""
+  local t="$1" i v docs=""
   for ((i = $2; i <= $3; i++)); do
     v=$((1700000000000 + i + ${4:-0}))
-    body+="{\"index\":{\"_id\":\"$t:$i\",\"version\":$v,\"version_type\":\"external_gte\"}}"$'\n'
-    body+="{\"store_id\":\"$t\",\"product_id\":\"$i\",\"name\":\"product $i of $t\",\"price\":$((i % 90 + 10)),\"updated_at\":$v}"$'\n'
+    docs+="{\"store_id\":\"$t\",\"product_id\":\"$i\",\"name\":\"product $i of $t\",\"price\":$((i % 90 + 10)),\"updated_at\":$v}"$'\n'
   done
-  bulk "tenant-$t" "$body"
+  bulk "" "$(bulk_lines <<<"$docs")"$'\n'
 }
 
 # product_versions TENANT: "id updated_at" of every product the tenant's alias finds, sorted
 product_versions() {
-  es POST "/tenant-$1/_search" '{"size": 10000, "_source": ["updated_at"], "query": {"match_all": {}}}' \
+  es POST "/$(alias_of "$1")/_search" '{"size": 10000, "_source": ["updated_at"], "query": {"match_all": {}}}' \
     | jq -r '.hits.hits[] | "\(._id) \(._source.updated_at)"' | sort
 }

@@ -1,5 +1,6 @@
 # Shared by tests/static/observability.bats and tests/live/90-observability.bats: the PromQL targets
-# of the Grafana dashboards (grafana-dashboards/*.json) with their variables substituted.
+# of the Grafana dashboards (grafana-dashboards/dashboards/*.json, compiled from grafana-dashboards/src/)
+# with their variables substituted.
 #
 # dashboard_targets FILE VALUES_JSON prints one JSON object per panel target:
 #   {"file": "index-groups.json", "dashboard": "tenantlab / Index groups", "panel": "...",
@@ -8,7 +9,7 @@
 # spelling Grafana accepts is substituted: $name, ${name}, ${name:format}, [[name]].
 # Panels inside collapsed rows are included.
 
-DASHBOARDS_DIR="$REPO/grafana-dashboards"
+DASHBOARDS_DIR="$REPO/grafana-dashboards/dashboards"
 # shellcheck disable=SC2034 # used by the bats files
 DATASOURCE_UID=tenantlab-prometheus
 

@@ -80,6 +80,19 @@ teardown_file() {
   assert_output --regexp '^404 '
 }
 
+@test "the CLI's move --wait, off a terminal, prints one progress line per phase" {
+  local progress="$BATS_TEST_TMPDIR/progress"
+  run bash -c "'$REPO/allocator/bin/tenantlab-allocator' --url '$ALLOCATOR' move '$SMOKE_TENANT' --group g1 --wait 2>'$progress'"
+  assert_success
+  assert_output --regexp "^move-[a-z0-9]+-[a-f0-9]+ succeeded tenant=$SMOKE_TENANT "
+  # complete lines, no carriage returns, and no phase twice (not one line per poll)
+  [[ "$(cat "$progress")" != *$'\r'* ]] || fail "carriage returns in: $(cat -A "$progress")"
+  assert [ "$(wc -l <"$progress")" -ge 1 ]
+  run grep -cvE '^(queued|running)( [a-z]+)? copied=[0-9]+$' "$progress"
+  assert_output 0
+  assert_equal "$(cut -d' ' -f1-2 "$progress" | sort | uniq -d)" ""
+}
+
 @test "DELETE /tenants removes the alias and the documents" {
   run api DELETE "/tenants/$SMOKE_TENANT"
   assert_output --regexp '^200 '

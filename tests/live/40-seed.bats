@@ -55,6 +55,93 @@ setup() {
   assert_success
 }
 
+# seq_nos INDEX_PATTERN: "index/shard max_seq_no" of every primary; any document indexed again
+# (even unchanged, with the same external version) raises its shard's max_seq_no
+seq_nos() {
+  es GET "/$1/_stats?level=shards" | jq -r '.indices | to_entries[] | .key as $i | .value.shards
+    | to_entries[] | .key as $s | .value[] | select(.routing.primary) | "\($i)/\($s) \(.seq_no.max_seq_no)"' | sort
+}
+
+# now_iso MS: the ISO-8601 time of epoch milliseconds MS (updated_at of the write contract)
+now_iso() { printf '%s.%03dZ' "$(date -u -d "@$(($1 / 1000))" +%Y-%m-%dT%H:%M:%S)" "$(($1 % 1000))"; }
+
+# Undoes the drift test's writes even when it failed half-way, so the later files see the
+# profile exactly as seeded: the added product deleted, the removed one written back (newer
+# than its delete's tombstone), both per the write contract.
+teardown() {
+  [[ -f "$BATS_FILE_TMPDIR/drift" ]] || return 0
+  local added removed source v
+  read -r added removed <"$BATS_FILE_TMPDIR/drift"
+  v="$(date +%s%3N)"
+  es DELETE "/tenant-${added%%:*}/_doc/$added?version=$v&version_type=external_gte" >/dev/null || true
+  source="$(jq -c --arg at "$(now_iso "$v")" '.updated_at = $at' "$BATS_FILE_TMPDIR/removed.json")"
+  # the write contract's bulk lines (_id "<tenant>:<product>", version = updated_at = $v)
+  bulk "" "$(bulk_lines <<<"$source")"$'\n' "refresh=wait_for"
+  rm -f "$BATS_FILE_TMPDIR/drift"
+  make -s -C "$REPO" seed-verify
+}
+
+@test "make up on a used lab: a product added to one store and removed from another is reported as drift, nothing is re-sent" {
+  local manifest plus minus before took
+  manifest="$("$SEED_BIN" manifest)"
+  # two small stores: one gets a product of its user's, the other loses one
+  read -r plus minus < <(jq -r '[.tenants | sort_by(.expected_products)[] | .id][0:2] | join(" ")' <<<"$manifest")
+  echo "$plus:900001 $minus:1" >"$BATS_FILE_TMPDIR/drift"
+  write_products "$plus" 900001 900001
+  es POST "/tenant-$minus/_search" "{\"query\":{\"ids\":{\"values\":[\"$minus:1\"]}}}" | jq -ce '.hits.hits[0]._source' >"$BATS_FILE_TMPDIR/removed.json"
+  es DELETE "/tenant-$minus/_doc/$minus:1?version=$(date +%s%3N)&version_type=external_gte" >/dev/null
+  es POST "/tenant-ci-*/_refresh" >/dev/null
+  before="$(seq_nos 'tenant-ci-*')"
+  [[ -n "$before" && "$before" != *null* ]] || fail "no max_seq_no per shard: $before"
+
+  SECONDS=0
+  run make -s -C "$REPO" up
+  took=$SECONDS
+  assert_success
+  assert_output --partial "profile ci (SEED=1) is already loaded"
+  assert_output --partial "warning: 2 of 20 stores differ from the manifest (net 0)"
+  assert_output --partial "$plus +1 ("
+  assert_output --partial "$minus -1 ("
+  assert_output --partial "seed data: 0 documents sent"
+  # not one document of any store was indexed again (the old `make up` re-sent all 50,000)
+  assert_equal "$(seq_nos 'tenant-ci-*')" "$before"
+  ((took < 60)) || fail "make up took ${took}s on a seeded lab"
+
+  run make -s -C "$REPO" seed-verify
+  assert_failure
+  assert_output --partial "2 of 20 tenants do not match the manifest"
+  assert_output --partial "tenant $plus:"
+  assert_output --partial "(1 too many)"
+  assert_output --partial "tenant $minus:"
+  assert_output --partial "(1 missing)"
+  # the teardown restores both stores and checks the profile is exact again
+}
+
+@test "make up loads only the tenants that are missing: new and empty ones, not those complete" {
+  # a profile of its own (prefix cifill, ci x0.02: 1,000 products) so the ci catalogs stay as seeded
+  export SEED_TENANT_PREFIX=cifill SEED_SCALE=0.02
+  local manifest first second total sent
+  manifest="$("$SEED_BIN" manifest)"
+  read -r first second < <(jq -r '[.tenants[] | .id][0:2] | join(" ")' <<<"$manifest")
+  total="$(jq -r '[.tenants[].expected_products] | add' <<<"$manifest")"
+  # one store loaded, one created through the allocator with nothing in it, 18 not there
+  run "$SEED_BIN" seed --tenant "$first" --keep-settings
+  assert_success
+  run api POST /tenants "$(jq -c --arg id "$second" '.tenants[] | select(.id == $id) | {id, name, expected_products, traffic_weight}' <<<"$manifest")"
+  assert_output --regexp '^20[01] '
+  sent=$((total - $(jq -r --arg id "$first" '.tenants[] | select(.id == $id) | .expected_products' <<<"$manifest")))
+
+  run make -s -C "$REPO" up
+  assert_success
+  assert_output --partial "loading 19 of 20 tenants (18 new, 1 empty); 1 already loaded"
+  assert_output --partial "seed data: $sent documents sent"
+  refute_output --partial "warning"
+  run make -s -C "$REPO" seed-verify
+  assert_success
+  run "$SEED_BIN" delete
+  assert_success
+}
+
 @test "a bad profile name: one-line error, exit 2, nothing contacted" {
   run "$SEED_BIN" seed -p no-such-profile
   assert_failure 2

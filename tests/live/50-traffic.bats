@@ -25,7 +25,7 @@ setup_file() {
     out="$(api POST /tenants "{\"id\":\"$id\",\"name\":\"$id\",\"expected_products\":$n,\"traffic_weight\":$w}")"
     [[ "$out" == 20[01]* ]] || { echo "cannot create tenant $id: $out" >&2; return 1; }
     # the bulk body must end with a newline: $(...) strips it
-    bulk "tenant-$id" "$(jq -nc --arg t "$id" --argjson n "$n" --argjson base "$base" -f "$FIXTURES/catalog.jq")"$'\n' "refresh=wait_for" || return 1
+    bulk "" "$(jq -nc --arg t "$id" --argjson n "$n" --argjson base "$base" -f "$FIXTURES/catalog.jq" | bulk_lines)"$'\n' "refresh=wait_for" || return 1
   done
 }
 

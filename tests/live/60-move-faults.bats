@@ -50,7 +50,7 @@ assert_every_product_kept() {
 # move_with_node_killed GROUP NODE NEW_FROM NEW_TO BUMP_FROM BUMP: moves the tenant to GROUP,
 # SIGKILLs NODE at once, writes new products NEW_FROM..NEW_TO and rewrites BUMP_FROM..NEW_TO
 # with updated_at + BUMP through the alias meanwhile, lets the job finish (resuming it if the
-# node's death failed it), then brings NODE back
+# node's death failed it), checks its copied count, then brings NODE back
 move_with_node_killed() {
   local group="$1" node="$2" job state i
   run api POST "/tenants/$MOVE_TENANT/move" "{\"group\":\"$group\"}"
@@ -76,6 +76,12 @@ move_with_node_killed() {
     sleep 1
   done
   assert_equal "$state" succeeded
+
+  # the job's counters survive its failure and resume: products 1..BUMP_FROM-1, which no write
+  # touched during the move, can only have reached the target by a copy, so were counted
+  local copied
+  copied="$(api GET "/jobs/$job" | cut -d' ' -f2- | jq -r .documents_copied)"
+  ((copied >= $5 - 1)) || fail "job $job reports $copied documents copied, fewer than the $(($5 - 1)) products only a copy can have moved"
 
   run make -s -C "$REPO" node-restart NODE="$node"
   assert_success

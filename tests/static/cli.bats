@@ -83,6 +83,19 @@ setup() {
   assert_output --partial "not a KEY=VALUE line: ES_HEAP = 512m"
 }
 
+@test "a malformed lab.env line is the same one line, with its line number, in every consumer" {
+  local env="$BATS_TEST_TMPDIR/lab.env"
+  printf '# a comment\nES_HEAP=512m\nLAB_BIND = 127.0.0.1\n' >"$env"
+  local want="error: $env:3: not a KEY=VALUE line: LAB_BIND = 127.0.0.1"
+  "$REPO/scripts/install/npm-deps.sh" >/dev/null 2>&1 || true
+  for cmd in "$LAB status" "node $REPO/allocator/src/main.js" "$REPO/allocator/bin/tenantlab-allocator ls" \
+    "$REPO/seed-data/bin/tenantlab-seed manifest -p ci" "$REPO/packages/contract/bin/lab-env"; do
+    LAB_ENV_FILE="$env" run $cmd
+    assert_failure 2
+    assert_output "$want"
+  done
+}
+
 @test "the compose runtime asked for where no Docker engine answers is an error, not a fallback" {
   if timeout 5 docker info >/dev/null 2>&1; then skip "a Docker engine answers here"; fi
   RUNTIME=compose run "$LAB" up

@@ -24,11 +24,15 @@ setup() {
   cd "$REPO" || return 1
 }
 
-# dc_config FILE ARGS...: `docker compose config` of the base FILE alone, as the lab runs it
+# dc_config FILE ARGS...: `docker compose config` of the lab's files as compose/bin/lab lists
+# them, FILE standing in for the one of the same name (a broken copy of docker-compose.yml or of
+# nodes.generated.yml)
 dc_config() {
-  local file="$1"
+  local file="$1" files i
   shift
-  clean_env "$DC" --project-directory "$REPO" -f "$file" --env-file lab.env config "$@"
+  mapfile -t files < <(compose_files)
+  for i in "${!files[@]}"; do [[ "${files[i]##*/}" == "${file##*/}" ]] && files[i]="$file"; done
+  clean_env "$DC" --project-directory "$REPO" "${files[@]}" --env-file lab.env config "$@"
 }
 
 es_services() { env_value LAB_NODES | tr ',' '\n'; }
@@ -49,7 +53,7 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
   local var missing=()
   while read -r var; do
     grep -q "^$var=" lab.env || missing+=("$var")
-  done < <(cat compose/docker-compose.yml compose/extensions/*/*-compose.yml | grep -v '^[[:space:]]*#' \
+  done < <(cat compose/docker-compose.yml compose/nodes.generated.yml compose/extensions/*/*-compose.yml | grep -v '^[[:space:]]*#' \
     | grep -o '\${[A-Za-z_][A-Za-z0-9_]*' | cut -c3- | sort -u)
   assert_equal "${missing[*]}" ""
 }
@@ -153,7 +157,8 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
 }
 
 @test "a value in the environment overrides lab.env, as in the native runtime" {
-  run bash -c 'cd "$REPO" && ES_HEAP=1g "$DC" --project-directory . -f compose/docker-compose.yml --env-file lab.env config --format json \
+  run bash -c 'cd "$REPO" && mapfile -t files < <(compose/bin/lab files) \
+    && ES_HEAP=1g "$DC" --project-directory . "${files[@]}" --env-file lab.env config --format json \
     | jq -r ".services[\"es-data-3\"].environment.ES_JAVA_OPTS"'
   assert_success
   assert_output "-Xms1g -Xmx1g"
@@ -165,8 +170,8 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
   refute_output ""
   local source ro
   while read -r source ro; do
-    [[ "$source" == "$REPO/compose/"* || "$source" == "$REPO/grafana-dashboards"* ]] \
-      || fail "bind source outside compose/ and grafana-dashboards/: $source"
+    [[ "$source" == "$REPO/compose/"* || "$source" == "$REPO/grafana-dashboards"* || "$source" == "$REPO/prometheus" ]] \
+      || fail "bind source outside compose/, grafana-dashboards/ and prometheus/: $source"
     [[ -e "$source" ]] || fail "bind source missing: $source"
     assert_equal "$source read_only=$ro" "$source read_only=true"
   done <<<"$output"
@@ -180,17 +185,18 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
 }
 
 @test "a broken copy of the file fails validation: unknown key, undefined dependency" {
-  local broken="$BATS_TEST_TMPDIR/docker-compose.yml"
+  # the nodes (and every depends_on naming one) are in the generated file
+  local broken="$BATS_TEST_TMPDIR/nodes.generated.yml"
 
-  sed 's/^  es-master:$/  es-master:\n    colour: blue/' compose/docker-compose.yml >"$broken"
-  ! cmp -s "$broken" compose/docker-compose.yml || fail "the unknown key was not inserted"
+  sed 's/^  es-master:$/  es-master:\n    colour: blue/' compose/nodes.generated.yml >"$broken"
+  ! cmp -s "$broken" compose/nodes.generated.yml || fail "the unknown key was not inserted"
   run dc_config "$broken" -q
   assert_failure
   assert_output --partial "colour"
 
   sed 's/es-master: { condition: service_healthy }/es-nowhere: { condition: service_healthy }/' \
-    compose/docker-compose.yml >"$broken"
-  ! cmp -s "$broken" compose/docker-compose.yml || fail "the dependency was not changed"
+    compose/nodes.generated.yml >"$broken"
+  ! cmp -s "$broken" compose/nodes.generated.yml || fail "the dependency was not changed"
   run dc_config "$broken" -q
   assert_failure
   assert_output --partial "undefined service \"es-nowhere\""

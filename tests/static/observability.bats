@@ -52,17 +52,17 @@ native_service() {
   run promtool check config "$out"
   assert_success
   assert_output --partial "SUCCESS"
-  # Loopback targets from lab.env (or the environment), the rules of compose/prometheus/rules
+  # Loopback targets from lab.env (or the environment), the rules of prometheus/rules
   source scripts/lib/config.sh
   for target in "$LAB_BIND:$PROMETHEUS_PORT" "$LAB_BIND:$ES_EXPORTER_PORT" "$LAB_BIND:$ALLOCATOR_PORT"; do
     grep -qF "'$target'" "$out" || fail "target $target missing from the rendered config"
   done
-  grep -qF -- "- $REPO/compose/prometheus/rules/*.yml" "$out"
+  grep -qF -- "- $REPO/prometheus/rules/*.yml" "$out"
 }
 
 @test "render.sh refuses a template whose variable is unset, and writes nothing" {
   printf 'a: @SCRAPE_INTERVAL@\nb: @NOT_SET_ANYWHERE@\n' >"$BATS_TEST_TMPDIR/t.tmpl"
-  PROM_SCRAPE_INTERVAL=10s run sh compose/prometheus/render.sh "$BATS_TEST_TMPDIR/t.tmpl" "$BATS_TEST_TMPDIR/out.yml"
+  PROM_SCRAPE_INTERVAL=10s run sh prometheus/render.sh "$BATS_TEST_TMPDIR/t.tmpl" "$BATS_TEST_TMPDIR/out.yml"
   assert_failure 2
   assert_output --partial "PROM_NOT_SET_ANYWHERE"
   [[ ! -e "$BATS_TEST_TMPDIR/out.yml" ]]
@@ -86,10 +86,10 @@ native_service() {
 }
 
 @test "rules: promtool check rules, and the rule unit tests pass" {
-  run promtool check rules compose/prometheus/rules/*.yml
+  run promtool check rules prometheus/rules/*.yml
   assert_success
   refute_output --partial FAILED
-  run bash -c 'cd compose/prometheus && promtool test rules rules.test.yml'
+  run bash -c 'cd prometheus && promtool test rules rules.test.yml'
   assert_success
   assert_output --partial SUCCESS
 }
@@ -114,13 +114,13 @@ native_service() {
   assert_equal "$(model '.services.prometheus.entrypoint | join(" ")')" \
     "/bin/sh /etc/tenantlab/prometheus/render.sh /etc/tenantlab/prometheus/prometheus.yml.tmpl /prometheus/prometheus.yml"
   src="$(model '.services.prometheus.volumes[] | select(.target == "/etc/tenantlab/prometheus") | .source')"
-  assert_equal "$src" "$REPO/compose/prometheus"
+  assert_equal "$src" "$REPO/prometheus"
   # Rules: the container path, mapped back to the bind source so promtool finds the files
   rules_dir="$(sed -n 's/^PROM_RULES_DIR=//p' <<<"$env")"
   dst="${rules_dir/#\/etc\/tenantlab\/prometheus/$src}"
   mapfile -t prom_env < <(grep -v '^PROM_RULES_DIR=' <<<"$env")
   env -i PATH="$PATH" "${prom_env[@]}" PROM_RULES_DIR="$dst" \
-    sh compose/prometheus/render.sh compose/prometheus/prometheus.yml.tmpl "$out" || fail "render failed"
+    sh prometheus/render.sh prometheus/prometheus.yml.tmpl "$out" || fail "render failed"
   run promtool check config "$out"
   assert_success
   assert_output --partial "SUCCESS: 2 rule files found"
@@ -160,18 +160,51 @@ native_service() {
 
 @test "compose: Grafana provisions from grafana-dashboards/, anonymous viewers read-only, admin password from lab.env" {
   run model '.services.grafana.volumes[] | select(.type == "bind") | "\(.source) \(.target) \(.read_only)"'
-  assert_line "$REPO/grafana-dashboards /etc/grafana/provisioning/dashboards true"
+  assert_line "$REPO/grafana-dashboards/dashboards /etc/grafana/provisioning/dashboards true"
   assert_line "$REPO/grafana-dashboards/datasources /etc/grafana/provisioning/datasources true"
   run model '.services.grafana.environment | to_entries[] | "\(.key)=\(.value)"'
   assert_line "GF_SECURITY_ADMIN_PASSWORD=$(env_value GRAFANA_ADMIN_PASSWORD)"
   assert_line "GF_AUTH_ANONYMOUS_ENABLED=true"
   assert_line "GF_AUTH_ANONYMOUS_ORG_ROLE=Viewer"
   assert_line "GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH=/etc/grafana/provisioning/dashboards/home.json"
-  [[ -f grafana-dashboards/home.json ]]
+  [[ -f grafana-dashboards/dashboards/home.json ]]
   # The provider loads the folder Grafana sees; the datasource has the uid the dashboards use
-  grep -qx '      path: /etc/grafana/provisioning/dashboards' grafana-dashboards/dashboards.yml
+  grep -qx '      path: /etc/grafana/provisioning/dashboards' grafana-dashboards/dashboards/provider.yml
   grep -qx "    uid: $DATASOURCE_UID" grafana-dashboards/datasources/prometheus.yml
   grep -qx "    url: http://prometheus:9090" grafana-dashboards/datasources/prometheus.yml
+  # Generated from lab.env (grafana-dashboards/build): nothing stated twice by hand
+  grep -qx "      timeInterval: $(env_value PROMETHEUS_SCRAPE_INTERVAL)" grafana-dashboards/datasources/prometheus.yml
+  grep -qx "      prometheusVersion: $(env_value PROMETHEUS_VERSION | sed 's/^v//')" grafana-dashboards/datasources/prometheus.yml
+}
+
+@test "dashboards: the committed JSON and datasource file are what grafana-dashboards/src/ compiles to (build --check)" {
+  run --separate-stderr grafana-dashboards/build --check
+  assert_success
+}
+
+@test "dashboards: build --check names every stale, missing or left-over file and exits 1; build rewrites them" {
+  local out="$BATS_TEST_TMPDIR/gd"
+  mkdir -p "$out"
+  cp -r grafana-dashboards/dashboards grafana-dashboards/datasources "$out/"
+  grafana-dashboards/build --check --out "$out" 2>/dev/null || fail "a fresh copy of the committed files is reported stale"
+  jq '.panels[1].title = "edited by hand"' grafana-dashboards/dashboards/home.json >"$out/dashboards/home.json"
+  rm "$out/dashboards/ingest.json"
+  echo '{}' >"$out/dashboards/old.json"
+  sed -i 's/^      timeInterval: .*/      timeInterval: 1m/' "$out/datasources/prometheus.yml"
+  run --separate-stderr grafana-dashboards/build --check --out "$out"
+  assert_failure 1
+  local report="$stderr"
+  assert_equal "$(grep -c '^stale: ' <<<"$report")" 4
+  for f in dashboards/home.json dashboards/ingest.json dashboards/old.json datasources/prometheus.yml; do
+    grep -q "^stale: .*$f: " <<<"$report" || fail "--check does not name $f: $report"
+  done
+  run grafana-dashboards/build --out "$out"
+  assert_success
+  [[ ! -e "$out/dashboards/old.json" ]] || fail "build left a dashboard no source produces"
+  grafana-dashboards/build --check --out "$out" || fail "still stale after build"
+  run grafana-dashboards/build --bogus
+  assert_failure 2
+  assert_output --partial "usage: grafana-dashboards/build"
 }
 
 @test "dashboards: valid JSON, each with a title, the tenantlab tag and a uid of its own" {
@@ -185,9 +218,25 @@ native_service() {
   done
   uids="$(for f in $(dashboard_files); do jq -r .uid "$DASHBOARDS_DIR/$f"; done | sort | uniq -d)"
   assert_equal "duplicate uids: $uids" "duplicate uids: "
+  # Links and bookmarks point at these uids: they stay
+  for uid in tenantlab-home tenantlab-cluster tenantlab-index-groups tenantlab-tenants tenantlab-load tenantlab-ingest; do
+    grep -qx "$uid" <<<"$(for f in $(dashboard_files); do jq -r .uid "$DASHBOARDS_DIR/$f"; done)" || fail "no dashboard with uid $uid"
+  done
   for f in $(dashboard_files); do
     run jq -r '[.panels[]? | ., (.panels[]?)] | map(.id) | group_by(.) | map(select(length > 1) | .[0]) | .[]' "$DASHBOARDS_DIR/$f"
     assert_equal "$f duplicate panel ids: $output" "$f duplicate panel ids: "
+    run jq -r '[.panels[]? | ., (.panels[]?)] | .[] | select((.id | type) != "number" or .id < 1) | .title' "$DASHBOARDS_DIR/$f"
+    assert_equal "$f panels without an id: $output" "$f panels without an id: "
+    # Every target has a refId of its own within its panel (failures name targets by it)
+    run jq -r '[.panels[]? | ., (.panels[]?)] | .[] | select(.targets)
+      | select((.targets | map(.refId) | (any(. == null or . == "") or (unique | length) != length))) | .title' "$DASHBOARDS_DIR/$f"
+    assert_equal "$f panels with a missing or repeated refId: $output" "$f panels with a missing or repeated refId: "
+    # The layout: every panel inside the 24 columns, no two overlapping
+    run jq -r '[.panels[] | {t: .title, g: .gridPos}] as $p | ($p[] | select(.g.x + .g.w > 24) | "\(.t) is wider than the grid"),
+      (range(0; $p | length) as $i | range($i + 1; $p | length) as $j | $p[$i].g as $a | $p[$j].g as $b
+        | select($a.x < $b.x + $b.w and $b.x < $a.x + $a.w and $a.y < $b.y + $b.h and $b.y < $a.y + $a.h)
+        | "\($p[$i].t) overlaps \($p[$j].t)")' "$DASHBOARDS_DIR/$f"
+    assert_equal "$f layout: $output" "$f layout: "
   done
 }
 
@@ -243,6 +292,11 @@ JQ_MULTI_EQ='. as $t | $multi[] | select(. as $n | $t.raw | test("[^=!~]=\"[^\"]
     done < <(dashboard_targets "$DASHBOARDS_DIR/$f" "$vars")
   done
   ((n > 50)) || fail "only $n targets found in the dashboards"
+  # The panel walk (tests/lib/observability.bash) finds every query the compiled JSON holds,
+  # whatever shape the generator gives it (rows, collapsed rows, repeats)
+  local all
+  all="$(cd "$DASHBOARDS_DIR" && jq -s '[.[] | .. | objects | select(has("expr") and has("refId"))] | length' -- *.json)"
+  assert_equal "targets found: $n" "targets found: $all"
   run promtool check rules "$rules"
   assert_success
   assert_output --partial "SUCCESS: $n rules found"
@@ -250,9 +304,9 @@ JQ_MULTI_EQ='. as $t | $multi[] | select(. as $n | $t.raw | test("[^=!~]=\"[^\"]
 
 @test "dashboards and rules use only metrics the allocator, the exporter, k6 or the rules define" {
   local recorded used missing=() m
-  recorded="$(sed -n 's/^ *- record: *//p' compose/prometheus/rules/*.yml | sort -u)"
+  recorded="$(sed -n 's/^ *- record: *//p' prometheus/rules/*.yml | sort -u)"
   # Every tenantlab_* name must be one allocator/src/metrics.js defines (histograms: _bucket etc.)
-  used="$( (cat "$DASHBOARDS_DIR"/*.json; cat compose/prometheus/rules/*.yml) | grep -oE '\btenantlab_[a-z_]+' | sort -u)"
+  used="$( (cat "$DASHBOARDS_DIR"/*.json; cat prometheus/rules/*.yml) | grep -oE '\btenantlab_[a-z_]+' | sort -u)"
   for m in $used; do
     m="${m%_bucket}" m="${m%_count}" m="${m%_sum}"
     grep -q "name: '$m'" allocator/src/metrics.js || missing+=("$m")
@@ -260,7 +314,7 @@ JQ_MULTI_EQ='. as $t | $multi[] | select(. as $n | $t.raw | test("[^=!~]=\"[^\"]
   assert_equal "metrics not in allocator/src/metrics.js: ${missing[*]}" "metrics not in allocator/src/metrics.js: "
   # Every level:metric:operation name used must be recorded by a rule
   missing=()
-  used="$(cat "$DASHBOARDS_DIR"/*.json compose/prometheus/rules/*.yml | grep -oE '\b(tenantlab|index_group|node):[a-z0-9_]+:[a-z0-9_]+\b' | sort -u)"
+  used="$(cat "$DASHBOARDS_DIR"/*.json prometheus/rules/*.yml | grep -oE '\b(tenantlab|index_group|node):[a-z0-9_]+:[a-z0-9_]+\b' | sort -u)"
   for m in $used; do grep -qx "$m" <<<"$recorded" || missing+=("$m"); done
   assert_equal "recording rules missing: ${missing[*]}" "recording rules missing: "
 }

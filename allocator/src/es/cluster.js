@@ -1,6 +1,6 @@
 // The handful of cluster operations the allocator performs, each one request or one
 // well-defined sequence, with names that say what happens to the cluster.
-import { aliasFor } from '../placement/naming.js';
+import { aliasFor } from '@tenantlab/contract/naming';
 
 /** Index groups from node attributes: [{ name, nodes: [nodeName...] }], sorted. */
 export async function discoverGroups(client, attr) {

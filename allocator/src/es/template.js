@@ -2,7 +2,7 @@
 // traffic script fails loudly instead of growing the mapping; it is kept as JSON in
 // schema/products-mapping.json so other parts of the lab can read the same contract.
 import { readFileSync } from 'node:fs';
-import { productsPattern } from '../placement/naming.js';
+import { productsPattern } from '@tenantlab/contract/naming';
 
 export const productsMapping = JSON.parse(readFileSync(new URL('../../schema/products-mapping.json', import.meta.url), 'utf8'));
 

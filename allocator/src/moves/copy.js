@@ -1,7 +1,8 @@
 // The two bulk loops a move is made of. Both read a point-in-time snapshot of the source and
 // are idempotent, so a pass can be repeated (and is, as the verification) without harm.
 import { tenantFilter } from '../es/cluster.js';
-import { isUnavailable } from '../errors.js';
+import { isTransient, isTransientItem } from '@tenantlab/contract/es-errors';
+import { bulkAction } from '@tenantlab/contract/write-contract';
 import { scanPages } from '../es/scan.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -30,7 +31,7 @@ async function bulkWithRetry(client, pairs, { attempts = 5 } = {}) {
       const r = Object.values(item)[0];
       if (r.status < 300 || (r.status === 404 && r.result === 'not_found')) outcome[i] = 'done';
       else if (r.status === 409) outcome[i] = 'conflict';
-      else if (r.status === 429 || r.status === 503) retry.push(i);
+      else if (isTransientItem(r)) retry.push(i);
       else throw new MoveError(`bulk item ${r._id} failed: ${r.error?.type}: ${r.error?.reason}`);
     });
     if (retry.length && attempt >= attempts) throw new MoveError(`${retry.length} bulk items still rejected after ${attempts} attempts`, { transient: true });
@@ -48,7 +49,7 @@ async function bulkWithRetry(client, pairs, { attempts = 5 } = {}) {
  * back into this index, or a re-seed after the tenant was deleted and created again.
  */
 function versionedDelete(index, h) {
-  return { delete: { _index: index, _id: h._id, version: h._version, version_type: 'external_gte', ...(h._routing ? { routing: h._routing } : {}) } };
+  return bulkAction({ op: 'delete', index, id: h._id, version: h._version, routing: h._routing });
 }
 
 /**
@@ -78,7 +79,7 @@ async function staleInTarget(client, target, hits) {
 async function copyHits(client, target, hits) {
   if (!hits.length) return { copied: 0, conflicts: 0 };
   const pairs = hits.map((h) => [
-    { index: { _index: target, _id: h._id, version: h._version, version_type: 'external_gte', ...(h._routing ? { routing: h._routing } : {}) } },
+    bulkAction({ index: target, id: h._id, version: h._version, routing: h._routing }),
     h._source,
   ]);
   const outcome = await bulkWithRetry(client, pairs);
@@ -87,10 +88,13 @@ async function copyHits(client, target, hits) {
 }
 
 /** Copies every document of the tenant the target lacks or holds at an older version. */
-export async function copyPass(client, { source, target, tenantId, batchSize, keepAlive, onPage }) {
+export async function copyPass(client, { source, target, tenantId, batchSize, keepAlive, onPage, beforeWrite }) {
   const totals = { copied: 0, skipped: 0 };
   for await (const hits of scanPages(client, { index: source, query: tenantFilter(tenantId), size: batchSize, keepAlive })) {
-    const { copied } = await copyHits(client, target, await staleInTarget(client, target, hits));
+    const stale = await staleInTarget(client, target, hits);
+    // lets the job persist what it is about to write, so a crash mid-page can be reconciled
+    await beforeWrite?.({ hits: hits.length, copy: stale });
+    const { copied } = await copyHits(client, target, stale);
     const page = { copied, skipped: hits.length - copied };
     totals.copied += page.copied;
     totals.skipped += page.skipped;
@@ -106,10 +110,12 @@ export async function copyPass(client, { source, target, tenantId, batchSize, ke
  * write that lands in the source late (its request resolved the alias before the split and sat
  * in a queue) makes that delete a conflict, and the next round copies it instead of losing it.
  */
-export async function drainPass(client, { source, target, tenantId, batchSize, keepAlive, onPage }) {
+export async function drainPass(client, { source, target, tenantId, batchSize, keepAlive, onPage, beforeWrite }) {
   const totals = { copied: 0, deleted: 0, changed: 0 };
   for await (const hits of scanPages(client, { index: source, query: tenantFilter(tenantId), size: batchSize, keepAlive })) {
-    const { copied } = await copyHits(client, target, await staleInTarget(client, target, hits));
+    const stale = await staleInTarget(client, target, hits);
+    await beforeWrite?.({ hits: hits.length, copy: stale, del: hits });
+    const { copied } = await copyHits(client, target, stale);
     const deleted = await bulkWithRetry(client, hits.map((h) => [versionedDelete(source, h)]));
     const page = { copied, deleted: deleted.filter((o) => o === 'done').length };
     totals.copied += page.copied;
@@ -158,4 +164,4 @@ export async function deleteAll(client, opts) {
   throw new MoveError(`documents of ${opts.tenantId} keep appearing in ${opts.index}`);
 }
 
-export const transient = (err) => isUnavailable(err) || err?.transient === true;
+export const transient = (err) => isTransient(err) || err?.transient === true;

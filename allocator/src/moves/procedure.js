@@ -22,10 +22,23 @@
 // Reads therefore always see a complete tenant: the source until the switch, the target after.
 // Writes made during the move become visible at the switch (reads lag, never lose).
 import { createIndex, deleteIndex, pointAlias, setGcDeletes, splitAlias } from '../es/cluster.js';
+import { beginPage, countPage, pageOutcome, recordError } from '../jobs/job.js';
 import { copyPass, drainAll, MoveError, transient } from './copy.js';
 
 export const PHASES = ['prepare', 'split', 'copy', 'switch', 'cleanup', 'done'];
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits `ms`, or less when `signal` aborts (the caller then checks it). */
+function pause(ms, signal) {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 const steps = {
   async prepare(ctx, job) {
@@ -38,14 +51,15 @@ const steps = {
     await client.cluster.health({ index: job.to.index, wait_for_status: 'yellow', timeout: '60s' });
   },
 
-  async split(ctx, job) {
+  async split(ctx, job, progress) {
     await splitAlias(ctx.client, job.tenant, job.from.index, job.to.index, { routing: ctx.policy.routing.byTenant });
-    await sleep(ctx.policy.move.drainMs);
+    await pause(ctx.policy.move.drainMs, progress.signal);
+    // Interrupted during the wait: the split is done and idempotent, the wait is redone.
+    progress.signal?.throwIfAborted();
   },
 
   async copy(ctx, job, progress) {
     const { batchSize, keepAlive, maxPasses } = ctx.policy.move;
-    const started = Date.now();
     for (let pass = 1; pass <= maxPasses; pass++) {
       await ctx.client.indices.refresh({ index: job.from.index });
       const res = await copyPass(ctx.client, {
@@ -54,7 +68,8 @@ const steps = {
         tenantId: job.tenant,
         batchSize,
         keepAlive,
-        onPage: (page) => progress.copied(page, started),
+        beforeWrite: progress.beforeWrite,
+        onPage: progress.written,
       });
       job.passes = (job.passes ?? 0) + 1;
       job.last_pass = res;
@@ -72,8 +87,7 @@ const steps = {
     const { client, store } = ctx;
     const source = store.indices.get(job.from.index);
     const { batchSize, keepAlive } = ctx.policy.move;
-    const started = Date.now();
-    const opts = { source: job.from.index, target: job.to.index, tenantId: job.tenant, batchSize, keepAlive };
+    const opts = { source: job.from.index, target: job.to.index, tenantId: job.tenant, batchSize, keepAlive, beforeWrite: progress.beforeWrite, onPage: progress.written };
     if (source?.kind === 'dedicated' && !(await client.indices.exists({ index: job.from.index }))) {
       await store.deleteIndex(job.from.index); // resumed after the drop
     } else if (source?.kind === 'dedicated') {
@@ -81,66 +95,93 @@ const steps = {
       // writer sees (and retries through the alias), never into an acknowledged loss.
       await client.indices.putSettings({ index: job.from.index, settings: { 'index.blocks.write': true } });
       await client.indices.refresh({ index: job.from.index });
-      await copyPass(client, { ...opts, onPage: (page) => progress.copied(page, started) });
-      const { count } = await client.count({ index: job.from.index });
-      await progress.deleted(count);
+      await copyPass(client, opts);
+      // Counted once, in the same save that says so: a resume after this point must not
+      // count the dropped documents again.
+      if (!job.checkpoint?.source_counted) {
+        const { count } = await client.count({ index: job.from.index });
+        countPage(job, { deleted: count });
+        job.checkpoint = { ...job.checkpoint, source_counted: true };
+        await progress.save();
+      }
       await deleteIndex(client, job.from.index);
       await store.deleteIndex(job.from.index);
     } else {
-      await drainAll(client, {
-        ...opts,
-        onPage: async (page) => {
-          await progress.copied({ copied: page.copied, skipped: 0 }, started);
-          await progress.deleted(page.deleted);
-        },
-      });
+      await drainAll(client, opts);
     }
     await setGcDeletes(client, job.to.index, null);
   },
 };
 
 /**
- * Runs the job from its persisted phase to the end. Transient cluster errors are retried with
- * backoff; anything else fails the job. `save(job)` persists progress.
+ * After a crash (or a failed step) the page that was being written when it happened is in the
+ * job's checkpoint and not in its counters: what of it reached the cluster is counted now.
  */
-export async function runMove(ctx, job, save) {
-  const progress = {
-    async copied(page, started) {
-      job.documents_copied += page.copied;
-      job.documents_skipped += page.skipped;
-      ctx.metrics?.documentsCopied.inc(page.copied);
-      job.rate_docs_per_s = Math.round((job.documents_copied / Math.max(0.001, (Date.now() - started) / 1000)) * 10) / 10;
-      await maybeSave();
-    },
-    async deleted(n) {
-      job.documents_deleted += n;
-      await maybeSave();
-    },
+async function reconcilePage(ctx, job) {
+  const page = job.checkpoint?.page;
+  if (!page) return false;
+  const get = async (index, entries) => {
+    if (!entries.length) return [];
+    const res = await ctx.client.mget({ index, docs: entries.map(([_id, , routing]) => ({ _id, ...(routing ? { routing } : {}) })), _source: false });
+    return res.docs;
   };
-  let lastSave = 0;
-  const maybeSave = async () => {
-    if (Date.now() - lastSave > 1000) {
-      lastSave = Date.now();
-      await save(job);
-    }
-  };
+  const { copied, skipped, deleted } = pageOutcome(page, await get(job.to.index, page.copy), await get(job.from.index, page.delete));
+  countPage(job, { copied, skipped, deleted });
+  ctx.metrics?.documentsCopied.inc(copied);
+  ctx.log.info({ job: job.id, phase: page.phase, copied, deleted }, 'move: counted the page in flight at the interruption');
+  return true;
+}
 
+/**
+ * Runs the job from its persisted phase to the end. Transient cluster errors are retried with
+ * backoff; anything else fails the job. `save(job)` persists it; every page is persisted before
+ * it is written (see jobs/job.js), so the counters survive a crash exactly. `signal` stops the
+ * move at the next page or phase boundary (shutdown): the job is left as persisted.
+ */
+export async function runMove(ctx, job, save, signal) {
   while (job.phase !== 'done') {
     const phase = job.phase;
+    // Phase timings and the copy rate add up over every run of the phase (a resume continues them).
+    const before = job.phase_ms?.[phase] ?? 0;
     const t0 = Date.now();
+    const clock = () => {
+      job.phase_ms = { ...job.phase_ms, [phase]: before + Date.now() - t0 };
+    };
+    const progress = {
+      signal,
+      async save() {
+        clock();
+        await save(job);
+      },
+      async beforeWrite(page) {
+        signal?.throwIfAborted();
+        beginPage(job, phase, page);
+        await progress.save();
+      },
+      async written(page) {
+        countPage(job, page);
+        ctx.metrics?.documentsCopied.inc(page.copied ?? 0);
+        if (phase === 'copy') {
+          job.rate_docs_per_s = Math.round((job.documents_copied / Math.max(0.001, (before + Date.now() - t0) / 1000)) * 10) / 10;
+        }
+      },
+    };
     for (let attempt = 1; ; attempt++) {
       try {
+        signal?.throwIfAborted();
+        if (await reconcilePage(ctx, job)) await progress.save();
         await steps[phase](ctx, job, progress);
         break;
       } catch (err) {
-        if (!transient(err) || attempt >= ctx.retries) throw Object.assign(err, { phase });
-        job.errors.push({ at: new Date().toISOString(), phase, message: err.message, retrying: true });
+        if (signal?.aborted || !transient(err) || attempt >= ctx.retries) throw Object.assign(err, { phase });
+        recordError(job, { phase, message: err.message, retrying: true });
         ctx.log.warn({ job: job.id, phase, err: err.message, attempt }, 'move step failed; retrying');
-        await sleep(Math.min(30000, 500 * 2 ** attempt));
+        await pause(Math.min(30000, 500 * 2 ** attempt), signal);
       }
     }
-    job.phase_ms = { ...job.phase_ms, [phase]: (job.phase_ms?.[phase] ?? 0) + Date.now() - t0 };
+    clock();
     job.phase = PHASES[PHASES.indexOf(phase) + 1];
+    if (job.phase === 'done') delete job.checkpoint;
     await save(job);
   }
 }

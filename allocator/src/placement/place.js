@@ -8,7 +8,7 @@
 //   - Ties are broken by name, never by Map order or time.
 import { IndexedMaxHeap } from './heap.js';
 import { tenantLoad } from './load.js';
-import { dedicatedIndexName, sharedIndexName, sharedSeq } from './naming.js';
+import { dedicatedIndexName, sharedIndexName, sharedSeq } from '@tenantlab/contract/naming';
 
 export class PlacementError extends Error {
   constructor(code, message) {

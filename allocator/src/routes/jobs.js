@@ -1,9 +1,9 @@
 import { errors } from './schemas.js';
 
-export default async function jobRoutes(app, { allocator }) {
+export default async function jobRoutes(app) {
   app.get('/jobs', {
     schema: { summary: 'Move and rebalance jobs, newest first', tags: ['jobs'], response: { 200: { type: 'object', properties: { jobs: { type: 'array', items: { $ref: 'Job#' } } } }, ...errors(503) } },
-  }, () => ({ jobs: allocator.listJobs() }));
+  }, () => ({ jobs: app.views.listJobs() }));
 
   app.get('/jobs/:id', {
     schema: {
@@ -12,5 +12,5 @@ export default async function jobRoutes(app, { allocator }) {
       params: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: { type: 'string', pattern: '^[a-z]+-[a-z0-9]+-[a-f0-9]+$' } } },
       response: { 200: { $ref: 'Job#' }, ...errors(400, 404, 503) },
     },
-  }, (req) => allocator.getJob(req.params.id));
+  }, (req) => app.views.getJob(req.params.id));
 }

@@ -1,9 +1,9 @@
 import { errors } from './schemas.js';
 
-export default async function rebalanceRoutes(app, { allocator }) {
+export default async function rebalanceRoutes(app) {
   app.get('/plan/rebalance', {
     schema: { summary: 'Dry run: the moves that bring every group within tolerance of the mean load', tags: ['rebalance'], response: { 200: { $ref: 'RebalancePlan#' }, ...errors(503) } },
-  }, () => allocator.plan());
+  }, () => app.rebalancer.plan());
 
   app.post('/rebalance', {
     schema: {
@@ -16,7 +16,7 @@ export default async function rebalanceRoutes(app, { allocator }) {
       },
     },
   }, async (req, reply) => {
-    const res = await allocator.rebalance();
+    const res = await app.rebalancer.start();
     return reply.code(res.job ? 202 : 200).send(res);
   });
 }

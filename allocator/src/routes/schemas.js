@@ -1,7 +1,7 @@
 // JSON Schemas of the API: they validate requests (unknown fields are errors, not silently
 // dropped) and are the source of /openapi.json.
 import { PHASES } from '../moves/procedure.js';
-import { TENANT_ID_PATTERN } from '../placement/naming.js';
+import { TENANT_ID_PATTERN } from '@tenantlab/contract/naming';
 
 export const error = {
   $id: 'Error',

@@ -1,7 +1,8 @@
 import { badRequest } from '../errors.js';
+import { jobView } from '../jobs/job.js';
 import { errors, tenantIdParam } from './schemas.js';
 
-export default async function tenantRoutes(app, { allocator }) {
+export default async function tenantRoutes(app) {
   app.post('/tenants', {
     schema: {
       summary: 'Place a tenant (idempotent: same id and spec -> 200, a different spec -> 409)',
@@ -10,17 +11,17 @@ export default async function tenantRoutes(app, { allocator }) {
       response: { 200: { $ref: 'Tenant#' }, 201: { $ref: 'Tenant#' }, ...errors(400, 404, 409, 422, 503) },
     },
   }, async (req, reply) => {
-    const { created, tenant } = await allocator.addTenant(req.body);
+    const { created, tenant } = await app.tenants.add(req.body);
     return reply.code(created ? 201 : 200).send(tenant);
   });
 
   app.get('/tenants', {
     schema: { summary: 'All tenants', tags: ['tenants'], response: { 200: { type: 'object', properties: { tenants: { type: 'array', items: { $ref: 'Tenant#' } } } }, ...errors(503) } },
-  }, () => ({ tenants: allocator.listTenants() }));
+  }, () => ({ tenants: app.views.listTenants() }));
 
   app.get('/tenants/:id', {
     schema: { summary: 'One tenant: index, group, alias, documents, search rate', tags: ['tenants'], params: tenantIdParam, response: { 200: { $ref: 'Tenant#' }, ...errors(400, 404, 503) } },
-  }, (req) => allocator.getTenant(req.params.id));
+  }, (req) => app.views.getTenant(req.params.id));
 
   app.delete('/tenants/:id', {
     schema: {
@@ -29,7 +30,7 @@ export default async function tenantRoutes(app, { allocator }) {
       params: tenantIdParam,
       response: { 200: { type: 'object', properties: { deleted: { type: 'string' }, documents_deleted: { type: 'integer' } } }, ...errors(400, 404, 409, 503) },
     },
-  }, (req) => allocator.deleteTenant(req.params.id));
+  }, (req) => app.tenants.delete(req.params.id));
 
   app.post('/tenants/:id/move', {
     schema: {
@@ -43,7 +44,7 @@ export default async function tenantRoutes(app, { allocator }) {
     const b = req.body;
     if (b.index && (b.group || b.dedicated)) throw badRequest('give either index, or group and/or dedicated, not both');
     if (b.index === undefined && b.group === undefined && b.dedicated === undefined) throw badRequest('give a target: group, index or dedicated');
-    const job = await allocator.requestMove(req.params.id, b);
-    return reply.code(202).header('location', `/jobs/${job.id}`).send(job);
+    const job = await app.moves.request(req.params.id, b);
+    return reply.code(202).header('location', `/jobs/${job.id}`).send(jobView(job));
   });
 }

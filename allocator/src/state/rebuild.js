@@ -2,8 +2,8 @@
 // that points into this allocator's indices is a tenant, and every index describes its own
 // group and kind in its mapping's _meta. What the cluster cannot know (name, expected size,
 // traffic weight) is filled with the best available stand-ins and flagged.
-import { randomBytes } from 'node:crypto';
-import { ALIAS_PREFIX, isTenantId, productsPattern } from '../placement/naming.js';
+import { newMoveJob } from '../jobs/job.js';
+import { ALIAS_PREFIX, isTenantId, productsPattern } from '@tenantlab/contract/naming';
 
 export async function rebuildFromCluster(client, store, prefix, attr) {
   const pattern = productsPattern(prefix);
@@ -41,16 +41,17 @@ export async function rebuildFromCluster(client, store, prefix, attr) {
     const write = entries.find((e) => e !== read && e.def.is_write_index);
     let jobId;
     if (write) {
+      // Its counters were in the lost state: they start again from zero with the copy.
       const to = store.indices.get(write.index);
-      jobId = `move-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
-      await store.putJob({
-        id: jobId, type: 'move', state: 'queued', phase: 'copy', tenant: id, parent: null,
+      const job = newMoveJob({
+        tenant: id,
         from: { index: read.index, group: ix.group, kind: ix.kind },
         to: { index: write.index, group: to.group, kind: to.kind, create: null },
-        passes: 0, documents_copied: 0, documents_skipped: 0, documents_deleted: 0, rate_docs_per_s: 0,
-        errors: [{ at: now, message: 'rebuilt from a split alias: resuming the interrupted move' }],
-        created_at: now, started_at: null, finished_at: null,
+        phase: 'copy',
+        note: 'rebuilt from a split alias: resuming the interrupted move',
       });
+      await store.putJob(job);
+      jobId = job.id;
     }
     await store.putTenant({
       id,

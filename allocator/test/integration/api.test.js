@@ -1,5 +1,7 @@
 // Every bad input the issue lists gets a 4xx with {error, message}; a cluster that is down
 // gets a 503 with the reason; nothing is ever half-created.
+import { aliasFor } from '@tenantlab/contract/naming';
+import { productAction } from '@tenantlab/contract/write-contract';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { allocatorForSuite, AllocatorProcess, es, freePort, uniquePrefix } from './harness.js';
@@ -92,7 +94,7 @@ describe('API', () => {
     const victim = id('clash');
     // g2 holds no index of this run's yet... make sure the placement needs a new index.
     const before = await es.cat.indices({ index: `${prefix}*`, format: 'json', h: 'index' });
-    await es.indices.create({ index: `tenant-${victim}` });
+    await es.indices.create({ index: aliasFor(victim) });
     try {
       const res = await a.request('POST', '/tenants', { id: victim, name: 'Clash', expected_products: 1, dedicated: true });
       assert.ok(res.status >= 400 && res.status < 600 && res.status !== 500, `status ${res.status}`);
@@ -102,18 +104,18 @@ describe('API', () => {
       assert.deepEqual(afterRows.map((r) => r.index).sort(), before.map((r) => r.index).sort(), 'the dedicated index was rolled back');
       assertError(await a.request('GET', `/tenants/${victim}`), 404);
     } finally {
-      await es.indices.delete({ index: `tenant-${victim}` });
+      await es.indices.delete({ index: aliasFor(victim) });
     }
   });
 
   it('deletes a tenant: alias and documents gone', async () => {
     const tid = id('del');
     const t = await a.request('POST', '/tenants', { id: tid, name: 'Del', expected_products: 1 });
-    await es.bulk({ refresh: true, operations: [{ index: { _index: `tenant-${tid}`, _id: `${tid}:1`, version: 1, version_type: 'external_gte' } }, { store_id: tid, name: 'x', updated_at: 1 }] });
+    await es.bulk({ refresh: true, operations: [productAction({ tenant: tid, product: 1, version: 1 }), { store_id: tid, name: 'x', updated_at: 1 }] });
     const res = await a.request('DELETE', `/tenants/${tid}`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { deleted: tid, documents_deleted: 1 });
-    assert.equal(await es.indices.existsAlias({ name: `tenant-${tid}` }), false);
+    assert.equal(await es.indices.existsAlias({ name: aliasFor(tid) }), false);
     await es.indices.refresh({ index: t.body.index });
     assert.equal((await es.count({ index: t.body.index, query: { term: { store_id: tid } } })).count, 0);
     assertError(await a.request('DELETE', `/tenants/${tid}`), 404);

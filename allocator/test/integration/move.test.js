@@ -1,10 +1,11 @@
 // The allocator's central promise: a tenant moves between index groups while its storefront
 // keeps searching and writing, and afterwards the target holds exactly the tenant's latest
 // documents (same ids, same content) and the source holds none.
+import { aliasFor } from '@tenantlab/contract/naming';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { scanPages } from '../../src/es/scan.js';
-import { docId, productDoc, VersionClock, writeBatch } from '../support/storefront.js';
+import { docId, productDoc, VersionClock, writeBatch } from '@tenantlab/test-support/storefront';
 import { allocatorForSuite, es, sleep, uniquePrefix } from './harness.js';
 
 const prefix = uniquePrefix();
@@ -22,7 +23,7 @@ async function targetDocs(index, tenant) {
 
 /** Seeds a tenant, then runs writer and searcher loops until stop() is called. */
 async function storefront(allocator, tenant) {
-  const alias = `tenant-${tenant}`;
+  const alias = aliasFor(tenant);
   const clock = new VersionClock();
   const model = new Map(); // id -> latest acknowledged document
   const ops = [];
@@ -118,6 +119,9 @@ describe('moving a tenant under load', () => {
       const shop = await storefront(allocator, scenario.tenant);
       await sleep(500);
 
+      // What the tenant holds when the move is asked for; a document no write touches from now
+      // on can reach the target only by being copied, so the job must count it as copied.
+      const atRequest = new Map(shop.model);
       const move = await allocator.request('POST', `/tenants/${scenario.tenant}/move`, scenario.target(created.body));
       assert.equal(move.status, 202, JSON.stringify(move.body));
       assert.equal(move.headers.get('location'), `/jobs/${move.body.id}`);
@@ -125,12 +129,19 @@ describe('moving a tenant under load', () => {
       assert.equal(again.status, 409);
       assert.equal(again.body.error, 'tenant_moving');
 
+      let killedAt;
       if (scenario.crash) {
-        // Kill the allocator while writes already go to the target, then start it again.
-        for (let i = 0; i < 200; i++) {
+        // Kill the allocator while writes already go to the target, then start it again: in
+        // the middle of the copy once pages were written (its counters must survive), else at
+        // the split.
+        let split = false;
+        for (let i = 0; i < 400; i++) {
           const j = (await allocator.request('GET', `/jobs/${move.body.id}`)).body;
-          if (j.phase === 'split' || j.phase === 'copy') break;
-          await sleep(25);
+          killedAt = { phase: j.phase, copied: j.documents_copied };
+          if (j.phase === 'copy' && j.documents_copied > 0) break;
+          split ||= j.phase === 'split' || j.phase === 'copy';
+          if (split && !['split', 'copy'].includes(j.phase)) break;
+          await sleep(10);
         }
         await allocator.kill('SIGKILL');
         await sleep(1500);
@@ -138,10 +149,17 @@ describe('moving a tenant under load', () => {
       }
 
       const job = await allocator.waitJob(move.body.id);
-      console.log(JSON.stringify({ job: { created: job.created_at, started: job.started_at, finished: job.finished_at, copied: job.documents_copied, skipped: job.documents_skipped, passes: job.passes, rate: job.rate_docs_per_s, phase_ms: job.phase_ms } , stats: { ...shop.stats, searchFailures: shop.stats.searchFailures.length } }));
+      console.log(JSON.stringify({ killedAt, job: { created: job.created_at, started: job.started_at, finished: job.finished_at, copied: job.documents_copied, skipped: job.documents_skipped, passes: job.passes, rate: job.rate_docs_per_s, phase_ms: job.phase_ms } , stats: { ...shop.stats, searchFailures: shop.stats.searchFailures.length } }));
       assert.equal(job.state, 'succeeded', JSON.stringify(job.errors));
       await sleep(1000); // writes after the switch land on the target too
       await shop.stop();
+
+      // The counters survive the crash and the resume: every document of the tenant that no
+      // write touched during the move was copied, and counted, exactly as without a crash.
+      const untouched = [...shop.model].filter(([id, doc]) => atRequest.get(id) === doc).length;
+      assert.ok(untouched >= STABLE, `${untouched} untouched documents`);
+      assert.ok(job.documents_copied >= untouched, `job reports ${job.documents_copied} documents copied, but ${untouched} of the tenant's documents can only have reached the target by a copy (killed at ${JSON.stringify(killedAt)})`);
+      assert.equal('checkpoint' in job, false, 'the API does not show the internal checkpoint');
 
       assert.deepEqual(shop.stats.searchFailures, [], 'searches during the move');
       assert.ok(shop.stats.searches > 20, `only ${shop.stats.searches} searches ran`);
@@ -161,9 +179,9 @@ describe('moving a tenant under load', () => {
       assert.equal(t.index, job.to.index);
       assert.equal(t.state, 'active');
       assert.equal(t.documents, shop.model.size);
-      const alias = await es.indices.getAlias({ name: `tenant-${scenario.tenant}` });
+      const alias = await es.indices.getAlias({ name: aliasFor(scenario.tenant) });
       assert.deepEqual(Object.keys(alias), [job.to.index]);
-      assert.equal(alias[job.to.index].aliases[`tenant-${scenario.tenant}`].is_write_index, true);
+      assert.equal(alias[job.to.index].aliases[aliasFor(scenario.tenant)].is_write_index, true);
       const settings = await es.indices.getSettings({ index: job.to.index, flat_settings: true });
       assert.equal(settings[job.to.index].settings['index.gc_deletes'], undefined, 'gc_deletes restored');
     });

@@ -1,6 +1,8 @@
 // Placement against the real cluster: indices land only on their group's nodes, aliases carry
 // the tenant filter and write index, state survives a restart and can be rebuilt from aliases,
 // and a skewed cluster is rebalanced.
+import { aliasFor, documentId } from '@tenantlab/contract/naming';
+import { VERSION_TYPE } from '@tenantlab/contract/write-contract';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { allocatorForSuite, es, labConfig, sleep, uniquePrefix } from './harness.js';
@@ -43,19 +45,19 @@ describe('placement on the real cluster', () => {
 
   it('gives each tenant a filtered alias that is its write index', async () => {
     const t = (await a.request('GET', `/tenants/${id('s1')}`)).body;
-    const aliases = await es.indices.getAlias({ name: `tenant-${t.id}` });
-    const def = aliases[t.index].aliases[`tenant-${t.id}`];
+    const aliases = await es.indices.getAlias({ name: aliasFor(t.id) });
+    const def = aliases[t.index].aliases[aliasFor(t.id)];
     assert.deepEqual(def.filter, { term: { store_id: t.id } });
     assert.equal(def.is_write_index, true);
     // Writes through the alias, reads through the alias see only this tenant.
-    await es.index({ index: `tenant-${t.id}`, id: `${t.id}:1`, version: 5, version_type: 'external_gte', document: { store_id: t.id, name: 'one', updated_at: 5 }, refresh: true });
+    await es.index({ index: aliasFor(t.id), id: documentId(t.id, 1), version: 5, version_type: VERSION_TYPE, document: { store_id: t.id, name: 'one', updated_at: 5 }, refresh: true });
     await es.index({ index: t.index, id: 'someone-else:1', document: { store_id: 'someone-else', name: 'x' }, refresh: true });
-    assert.equal((await es.count({ index: `tenant-${t.id}` })).count, 1);
+    assert.equal((await es.count({ index: aliasFor(t.id) })).count, 1);
     await sleep(1100); // GET /tenants/{id} may reuse a count for one refresh interval
     assert.equal((await a.request('GET', `/tenants/${t.id}`)).body.documents, 1);
     await es.delete({ index: t.index, id: 'someone-else:1', refresh: true });
     // The strict mapping rejects fields the lab does not know.
-    await assert.rejects(es.index({ index: `tenant-${t.id}`, id: `${t.id}:2`, document: { store_id: t.id, colour: 'red' } }), /strict_dynamic_mapping_exception/);
+    await assert.rejects(es.index({ index: aliasFor(t.id), id: `${t.id}:2`, document: { store_id: t.id, colour: 'red' } }), /strict_dynamic_mapping_exception/);
   });
 
   it('reports groups and exports the node -> group info metric', async () => {

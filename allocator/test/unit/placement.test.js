@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { tenantLoad } from '../../src/placement/load.js';
 import { dedicatedShards, needsDedicated, PlacementError, planPlacement, Placer } from '../../src/placement/place.js';
 import { parsePolicy } from '../../src/policy.js';
-import { rng, tenantMix, twoGroups } from '../support/random.js';
+import { rng, tenantMix, twoGroups } from '@tenantlab/test-support/random';
 
 const policy = parsePolicy(JSON.parse(readFileSync(new URL('../../policy.json', import.meta.url))));
 const prefix = 'tl-';

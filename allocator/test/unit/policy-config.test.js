@@ -3,13 +3,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { loadConfig, parseEnvFile } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { parsePolicy } from '../../src/policy.js';
 
 describe('config', () => {
-  it('parses lab.env lines and rejects anything else', () => {
-    assert.deepEqual(parseEnvFile('# c\n\nA=1\nB_2=x,y\n'), { A: '1', B_2: 'x,y' });
-    assert.throws(() => parseEnvFile('A = 1\n'), /not a KEY=VALUE line/);
+  // lab.env's own rules are tested with its parser (packages/contract/test/lab-env.test.js)
+  it('reads lab.env lines with the lab parser and rejects anything else', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'alloc-'));
+    writeFileSync(join(dir, 'lab.env'), '# c\n\nALLOCATOR_PORT=1\nB_2=x,y\n');
+    assert.equal(loadConfig({ LAB_ENV_FILE: join(dir, 'lab.env') }).port, 1);
+    writeFileSync(join(dir, 'lab.env'), '# c\nA = 1\n');
+    assert.throws(() => loadConfig({ LAB_ENV_FILE: join(dir, 'lab.env') }), { message: `error: ${join(dir, 'lab.env')}:2: not a KEY=VALUE line: A = 1` });
   });
 
   it('reads lab.env and lets the environment win', () => {

@@ -5,7 +5,7 @@ import { isBalanced } from '../../src/placement/load.js';
 import { Placer } from '../../src/placement/place.js';
 import { planRebalance } from '../../src/placement/rebalance.js';
 import { parsePolicy } from '../../src/policy.js';
-import { rng, tenantMix, twoGroups } from '../support/random.js';
+import { rng, tenantMix, twoGroups } from '@tenantlab/test-support/random';
 
 const raw = JSON.parse(readFileSync(new URL('../../policy.json', import.meta.url)));
 const policy = parsePolicy({ ...raw, balance: { tolerance: 0.15, maxMoves: 10000 } });

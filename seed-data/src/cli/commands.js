@@ -3,13 +3,16 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { Random } from '../random.js';
 import { SeedError, UsageError } from '../errors.js';
-import { aliasOf, catalogItems, interleavedItems, spreadOrder } from '../generate/catalog.js';
+import { aliasFor as aliasOf } from '@tenantlab/contract/naming';
+import { catalogItems, interleavedItems, spreadOrder } from '../generate/catalog.js';
 import { buildManifest } from '../generate/manifest.js';
 import { queryLogLines } from '../generate/querylog.js';
 import { esReason } from '../load/cluster.js';
+import { finished, journalFileOf, readUnfinished, started } from '../load/journal.js';
 import { runLoad } from '../load/run.js';
 import { profileNames, loadProfile } from '../profiles.js';
-import { connect, log, placeTenants, verifyCounts, waitGreen } from './steps.js';
+import { describeDrift, planFill, reasonsOf } from '../verify/plan.js';
+import { connect, countNow, log, placeTenants, verifyCounts, waitGreen } from './steps.js';
 
 function summary(label, r, verified) {
   const rate = Math.round((r.stats.indexed + r.stats.superseded) / Math.max(0.001, r.seconds));
@@ -18,7 +21,11 @@ function summary(label, r, verified) {
   return `${label}: ${r.stats.indexed + r.stats.superseded} documents in ${r.seconds.toFixed(1)}s (${rate} docs/s${superseded}${retried}); verified ${verified} documents, every tenant matches the manifest`;
 }
 
-async function loadAndVerify(ctx, entry, { label, tenants, items, initialLoad }) {
+async function loadAndVerify(ctx, entry, { label, tenants, items, initialLoad, journal = false }) {
+  // seed and ensure record the tenants they load until every item was sent, so that a load
+  // cut short is completed by the next `make up` instead of passing for a user's changes.
+  const journalFile = journalFileOf(ctx.labDir);
+  if (journal) started(journalFile, tenants.map((t) => t.id));
   const r = await runLoad({ entry, esUrl: ctx.esUrl, labDir: ctx.labDir, tenants, items, initialLoad, label, bulk: ctx.bulk, progressMode: ctx.progressMode, log });
   if (r.error) {
     // Say exactly what is there, so nothing half-loaded goes unreported.
@@ -30,6 +37,7 @@ async function loadAndVerify(ctx, entry, { label, tenants, items, initialLoad })
     }
     throw new SeedError(`${r.error.message}${detail} | run the same command again: it resumes without duplicates`);
   }
+  if (journal) finished(journalFile, tenants.map((t) => t.id));
   const verified = await verifyCounts(entry, tenants);
   return { r, verified };
 }
@@ -42,9 +50,42 @@ export async function seed(ctx) {
   const ordered = spreadOrder(tenants, (t) => placed.indexOf.get(t.id));
   const lanes = Math.min(16, Math.max(4, new Set(placed.indexOf.values()).size));
   const items = interleavedItems(ctx.seed, ordered, { lanes });
-  const { r, verified } = await loadAndVerify(ctx, entry, { label: 'seed', tenants: ordered, items, initialLoad: !ctx.keepSettings });
+  const { r, verified } = await loadAndVerify(ctx, entry, { label: 'seed', tenants: ordered, items, initialLoad: !ctx.keepSettings, journal: true });
   console.log(summary('seed', r, verified));
   if (!ctx.keepSettings) await waitGreen(entry, ctx.waitGreenS);
+}
+
+/**
+ * The seeding step of `make up`, on a lab that may have been used: loads only what is missing
+ * (tenants new, empty, or left half-loaded by an interrupted load) and reports drift (stores a
+ * user's writes made larger or smaller than the manifest) as a warning, without re-sending
+ * anything to them. Exit 0 unless what it loads fails. The rules: src/verify/plan.js.
+ */
+export async function ensure(ctx) {
+  const { api, entry } = await connect(ctx);
+  const tenants = ctx.only;
+  const placed = await placeTenants(api, tenants);
+  const counts = await countNow(entry, tenants);
+  const plan = planFill({ tenants, created: placed.createdIds, counts, unfinished: readUnfinished(journalFileOf(ctx.labDir)) });
+  const what = `profile ${ctx.profile.name} (SEED=${ctx.seed}${ctx.scale !== 1 ? `, scale ${ctx.scale}` : ''})`;
+  let sent = 0;
+  if (plan.load.length) {
+    const missing = plan.load.map((p) => p.tenant);
+    log(`seed data: ${what}: loading ${missing.length} of ${tenants.length} tenants (${reasonsOf(plan.load)}); ${plan.complete.length} already loaded${plan.drift.length ? `, ${plan.drift.length} drifted` : ''}`);
+    const ordered = spreadOrder(missing, (t) => placed.indexOf.get(t.id));
+    const lanes = Math.min(16, Math.max(4, new Set(ordered.map((t) => placed.indexOf.get(t.id))).size));
+    const items = interleavedItems(ctx.seed, ordered, { lanes });
+    const { r, verified } = await loadAndVerify(ctx, entry, { label: 'seed', tenants: ordered, items, initialLoad: !ctx.keepSettings, journal: true });
+    sent = r.stats.indexed + r.stats.superseded;
+    console.log(summary('seed', r, verified).replace('every tenant matches', 'every tenant loaded matches'));
+    if (!ctx.keepSettings) await waitGreen(entry, ctx.waitGreenS);
+  } else {
+    console.log(`seed data: ${what} is already loaded (${plan.complete.length} of ${tenants.length} tenants match the manifest${plan.drift.length ? `, ${plan.drift.length} drifted` : ''})`);
+  }
+  if (plan.drift.length) {
+    log(`warning: ${describeDrift(plan.drift, tenants.length)}; 'make seed-verify' lists every store that differs, 'make seed' re-sends the profile (a deleted product comes back, an added one stays)`);
+  }
+  console.log(`seed data: ${sent} documents sent`);
 }
 
 function requireOneTenant(ctx, command) {

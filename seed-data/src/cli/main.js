@@ -6,6 +6,7 @@ import { buildContext, OPTIONS, parseOptions } from './options.js';
 
 const COMMANDS = {
   seed: ['create the profile\'s tenants through the allocator, bulk-load their catalogs, verify counts', commands.seed],
+  ensure: ['the step of make up: load only the tenants missing (new, empty, half-loaded); report stores that differ from the manifest (drift) as a warning', commands.ensure],
   verify: ['compare every tenant\'s document count with the manifest', commands.verify],
   resubmit: ['re-send one tenant\'s whole catalog (--tenant ID), as a store\'s daily catalog push', commands.resubmit],
   update: ['change price and/or inventory of a share of one tenant\'s products (--tenant ID)', commands.update],
@@ -42,7 +43,8 @@ export async function main(argv) {
     return 0;
   } catch (err) {
     if (err.exitCode) {
-      process.stderr.write(`error: ${err.message}\n`);
+      // LabEnvError's message is already the lab's one line (`error: FILE:LINE: ...`)
+      process.stderr.write(err.name === 'LabEnvError' ? `${err.message}\n` : `error: ${err.message}\n`);
       return err.exitCode;
     }
     process.stderr.write(`error: unexpected failure: ${err?.message ?? err} (SEED_DEBUG=1 shows the stack)\n`);

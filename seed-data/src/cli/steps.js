@@ -1,4 +1,5 @@
 // Steps several commands share: checking the services, placing tenants, verifying counts.
+import { aliasFor } from '@tenantlab/contract/naming';
 import { AllocatorApi, specDifferences } from '../allocator-api.js';
 import { SeedError, UsageError } from '../errors.js';
 import { tenantSpec } from '../generate/tenants.js';
@@ -33,6 +34,7 @@ export async function placeTenants(api, tenants) {
     throw new UsageError(`${conflicts.length} tenant(s) already exist with a different spec: ${conflicts.slice(0, 3).join('; ')}${conflicts.length > 3 ? '; ...' : ''}: delete them first (tenantlab-seed delete) or use another --seed/--tenant-prefix`);
   }
   let created = 0;
+  const createdIds = new Set();
   const indexOf = new Map();
   for (const t of tenants) {
     if (existing.has(t.id)) {
@@ -41,20 +43,27 @@ export async function placeTenants(api, tenants) {
     }
     const res = await api.createTenant(tenantSpec(t));
     indexOf.set(t.id, res.tenant.index);
-    if (res.created) created += 1;
+    if (res.created) {
+      created += 1;
+      createdIds.add(t.id);
+    }
   }
-  return { created, existing: tenants.length - created, indexOf };
+  return { created, createdIds, existing: tenants.length - created, indexOf };
+}
+
+/** Each tenant's count through its alias after a refresh: Map id -> count (null: no alias). */
+export async function countNow(entry, tenants) {
+  try {
+    await entry.indices.refresh({ index: tenants.map((t) => aliasFor(t.id)).join(','), ignore_unavailable: true }).catch(() => {});
+    return await countTenants(entry, tenants.map((t) => t.id));
+  } catch (err) {
+    throw new SeedError(`could not count documents: ${esReason(err)}`);
+  }
 }
 
 /** Exact counts through each alias; throws naming every tenant that differs. */
 export async function verifyCounts(entry, tenants) {
-  let counts;
-  try {
-    await entry.indices.refresh({ index: tenants.map((t) => `tenant-${t.id}`).join(','), ignore_unavailable: true }).catch(() => {});
-    counts = await countTenants(entry, tenants.map((t) => t.id));
-  } catch (err) {
-    throw new SeedError(`could not count documents: ${esReason(err)}`);
-  }
+  const counts = await countNow(entry, tenants);
   const bad = compareCounts(tenants, counts);
   if (bad.length) {
     const missing = bad.reduce((a, m) => a + (m.diff ?? -m.expected), 0);

@@ -1,19 +1,19 @@
 // The whole catalog of a set of tenants as a lazy stream of bulk items: one product at a time,
 // so memory stays flat whether the profile holds 50 thousand products or 10 million.
+import { versionOf } from '@tenantlab/contract/write-contract';
 import { documentId, makeProduct } from './products.js';
-
-export const aliasOf = (tenantId) => `tenant-${tenantId}`;
 
 /**
  * Yields { tenant, id, version, source } for every product of every tenant, in tenant order.
- * The write contract: version = updated_at in epoch ms (external_gte), _id = "<tenant>:<id>".
+ * The write contract (packages/contract/src/write-contract.js): version = updated_at in epoch ms
+ * (external_gte), _id = "<tenant>:<id>".
  * `updatedAt` stamps every document with one time (a catalog re-submission).
  */
 export function* catalogItems(seed, tenants, { updatedAt } = {}) {
   for (const t of tenants) {
     for (let i = 0; i < t.expected_products; i++) {
       const doc = makeProduct(seed, t, i, updatedAt);
-      yield { tenant: t.id, id: documentId(t.id, i), version: Date.parse(doc.updated_at), source: JSON.stringify(doc) };
+      yield { tenant: t.id, id: documentId(t.id, i), version: versionOf(doc.updated_at), source: JSON.stringify(doc) };
     }
   }
 }

@@ -2,6 +2,7 @@
 // gives the same product, whichever order or process asks for it. Field order follows the
 // allocator's strict mapping (allocator/schema/products-mapping.json) so the JSON bytes are
 // stable too.
+import { documentId as contractDocumentId } from '@tenantlab/contract/naming';
 import { Random } from '../random.js';
 import { vocab } from '../vocab.js';
 import { describe } from './grammar.js';
@@ -31,7 +32,8 @@ const lower = memo((w) => w.toLowerCase());
 const withArticle = memo((adj) => `${/^[AEIOU]/.test(adj) ? 'An' : 'A'} ${adj.toLowerCase()}`);
 
 export const productId = (i) => String(i + 1);
-export const documentId = (tenantId, i) => `${tenantId}:${productId(i)}`;
+/** The document id of product i (0-based) of a tenant: the write contract's `<tenant>:<product>`. */
+export const documentId = (tenantId, i) => contractDocumentId(tenantId, productId(i));
 
 /** Builds product i (0-based) of tenant t. `updatedAt` (epoch ms) overrides the stored one. */
 export function makeProduct(seed, t, i, updatedAt) {

@@ -1,8 +1,8 @@
-// A storefront query log in the replay format (src/querylog/format.js). Every query is built
+// A storefront query log in the replay format (packages/contract/src/querylog.js). Every query is built
 // from one real product of its store (regenerated from the seed), so it finds at least that
 // product; stores are picked by traffic weight, not by size.
 import { Random } from '../random.js';
-import { formatLine } from '../querylog/format.js';
+import { formatLine } from '@tenantlab/contract/querylog';
 import { CATALOG_EPOCH_MS, makeProduct } from './products.js';
 
 export const SEARCH_FIELDS = ['name^2', 'description', 'sku^3', 'keywords^2', 'brand_name^2'];

@@ -5,24 +5,17 @@
 // write contract (whole documents through the tenant alias, version = updated_at,
 // external_gte), so a re-sent item can never duplicate or roll back a document.
 import { SeedError } from '../errors.js';
-import { aliasOf } from '../generate/catalog.js';
+import { esReason, isTransient, isTransientResponse } from '@tenantlab/contract/es-errors';
+import { actionLine, bulkLines } from '@tenantlab/contract/write-contract';
 import { backoffMs, sleep } from './backoff.js';
-import { esReason, isTransient } from './cluster.js';
+
+// The NDJSON lines of one item ({ tenant, id, version, source }) are the write contract's.
+export { actionLine, bulkLines };
 
 const FILTER_PATH = 'errors,items.*.status,items.*.error.type,items.*.error.reason';
 
-/** Status codes of items that may succeed when sent again (push-back, shard moving/recovering). */
-export const retryableItem = (status) => status === 429 || status >= 500;
-
-/** The action line of one bulk item, following the write contract. */
-export function actionLine(item) {
-  return `{"index":{"_index":"${aliasOf(item.tenant)}","_id":${JSON.stringify(item.id)},"version":${item.version},"version_type":"external_gte"}}`;
-}
-
-/** The NDJSON lines of one bulk item (action + source). */
-export function bulkLines(item) {
-  return `${actionLine(item)}\n${item.source}\n`;
-}
+/** Items that may succeed when sent again (push-back, shard moving/recovering): the lab's rules. */
+export const retryableItem = (status, error) => isTransientResponse(status, error);
 
 const NL = 10;
 
@@ -168,7 +161,7 @@ export class BulkLoader {
         // A newer version is already there (a later update or re-submission): nothing to do.
         superseded += 1;
         done.push(batch[k]);
-      } else if (retryableItem(r.status)) {
+      } else if (retryableItem(r.status, r.error)) {
         retry.push(batch[k]);
         retry.reason = `${r.error?.type}: ${r.error?.reason}`;
       } else {

@@ -1,23 +1,14 @@
 // Connections to Elasticsearch: the entry point for admin calls, and a client over every data
 // node for bulk traffic, so the coordinating work of the load is spread instead of funnelled
 // through one node.
-import { Client, errors } from '@elastic/elasticsearch';
+import { Client } from '@elastic/elasticsearch';
+import { esReason, isTransient } from '@tenantlab/contract/es-errors';
 import { ServiceError } from '../errors.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
-export function esReason(err) {
-  const e = err?.meta?.body?.error;
-  if (e?.reason) return `${e.type}: ${e.reason}`;
-  if (err instanceof errors.ConnectionError) return err.message.replace(/^connect /, '') || 'connection failed';
-  return err?.message ?? String(err);
-}
-
-export function isTransient(err) {
-  if (err instanceof errors.ConnectionError || err instanceof errors.TimeoutError || err instanceof errors.NoLivingConnectionsError) return true;
-  const status = err?.meta?.statusCode;
-  return status === 429 || status >= 500;
-}
+// Which failures are transient and their reason are the lab's rules (packages/contract).
+export { esReason, isTransient };
 
 export function entryClient(esUrl, opts = {}) {
   return new Client({ node: esUrl, requestTimeout: 60000, ...opts });

@@ -6,6 +6,7 @@
 // The original values are written to a file in the lab's state directory BEFORE anything is
 // changed: a seeder killed mid-load leaves the file behind, and the next run restores from it
 // instead of mistaking -1/0 for the index's real settings.
+import { ALIAS_PATTERN, aliasFor } from '@tenantlab/contract/naming';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -42,8 +43,8 @@ export async function emptyIndices(client, indices) {
 
 /** The indices the tenants' aliases point at (one call, whatever the number of tenants). */
 export async function indicesOfTenants(client, tenantIds) {
-  const wanted = new Set(tenantIds.map((id) => `tenant-${id}`));
-  const res = await client.indices.getAlias({ name: 'tenant-*' });
+  const wanted = new Set(tenantIds.map(aliasFor));
+  const res = await client.indices.getAlias({ name: ALIAS_PATTERN });
   const out = new Set();
   for (const [index, { aliases }] of Object.entries(res)) {
     if (Object.keys(aliases).some((a) => wanted.has(a))) out.add(index);

@@ -1,12 +1,12 @@
 // Nothing is lost: each tenant's count, as a storefront search through its alias sees it,
 // must equal what the generator's manifest says. One _msearch per 100 tenants.
-import { aliasOf } from '../generate/catalog.js';
+import { aliasFor } from '@tenantlab/contract/naming';
 
 export async function countTenants(client, tenantIds, { batch = 100 } = {}) {
   const counts = new Map();
   for (let i = 0; i < tenantIds.length; i += batch) {
     const ids = tenantIds.slice(i, i + batch);
-    const searches = ids.flatMap((id) => [{ index: aliasOf(id) }, { size: 0, track_total_hits: true, query: { match_all: {} } }]);
+    const searches = ids.flatMap((id) => [{ index: aliasFor(id) }, { size: 0, track_total_hits: true, query: { match_all: {} } }]);
     const res = await client.msearch({ searches });
     res.responses.forEach((r, k) => counts.set(ids[k], r.error ? null : r.hits.total.value));
   }
@@ -24,7 +24,7 @@ export function compareCounts(tenants, counts) {
 }
 
 export function describeMismatch(m) {
-  if (m.diff === null) return `tenant ${m.id}: alias tenant-${m.id} is missing (manifest: ${m.expected} documents)`;
+  if (m.diff === null) return `tenant ${m.id}: alias ${aliasFor(m.id)} is missing (manifest: ${m.expected} documents)`;
   const what = m.diff < 0 ? `${-m.diff} missing` : `${m.diff} too many`;
   return `tenant ${m.id}: ${m.actual} documents, manifest says ${m.expected} (${what})`;
 }

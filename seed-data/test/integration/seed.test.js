@@ -9,7 +9,8 @@ import { after, before, test } from 'node:test';
 import { generateTenants } from '../../src/generate/tenants.js';
 import { queryLogLines } from '../../src/generate/querylog.js';
 import { loadProfile } from '../../src/profiles.js';
-import { parseLines, searchRequestOf } from '../../src/querylog/format.js';
+import { aliasFor } from '@tenantlab/contract/naming';
+import { parseLines, searchRequestOf } from '@tenantlab/contract/querylog';
 import { aliasCounts, clusterUp, es, runShell, seedCli, sleep, startAllocator, uid } from './harness.js';
 
 const up = await clusterUp();
@@ -46,7 +47,7 @@ test('seeding the ci profile ends with exact counts per tenant', { skip }, async
   assert.match(r.stdout, /every tenant matches the manifest/);
   await assertExactCounts(tenants);
   // The load settings are back: the allocator's refresh and replicas.
-  const idx = Object.keys(await es.indices.getAlias({ name: `tenant-${prefix}-*` }));
+  const idx = Object.keys(await es.indices.getAlias({ name: aliasFor(`${prefix}-*`) }));
   const s = await es.indices.getSettings({ index: idx.join(','), flat_settings: true });
   for (const i of idx) {
     assert.notEqual(s[i].settings['index.refresh_interval'], '-1', `${i} left with refresh -1`);
@@ -58,7 +59,7 @@ test('re-running the same profile duplicates nothing', { skip }, async () => {
   const r = await seedCli(['seed', ...args, '--keep-settings']);
   assert.equal(r.code, 0, r.stderr);
   await assertExactCounts(tenants);
-  const total = await es.count({ index: `tenant-${prefix}-*`, query: { prefix: { store_id: `${prefix}-` } } });
+  const total = await es.count({ index: aliasFor(`${prefix}-*`), query: { prefix: { store_id: `${prefix}-` } } });
   assert.equal(total.count, tenants.reduce((a, t) => a + t.expected_products, 0));
 });
 
@@ -82,7 +83,7 @@ test('resubmit re-sends a whole catalog with a new updated_at; counts stay exact
   const r = await seedCli(['resubmit', ...args, '--tenant', t.id]);
   assert.equal(r.code, 0, r.stderr);
   await assertExactCounts(tenants);
-  const old = await es.count({ index: `tenant-${t.id}`, query: { range: { updated_at: { lt: before } } } });
+  const old = await es.count({ index: aliasFor(t.id), query: { range: { updated_at: { lt: before } } } });
   assert.equal(old.count, 0, 'documents that were not re-sent');
 });
 
@@ -93,13 +94,13 @@ test('update changes price and inventory of a share of one tenant\'s products', 
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /price and inventory changed on \d+ products/);
   await assertExactCounts(tenants);
-  const changed = await es.count({ index: `tenant-${t.id}`, query: { range: { updated_at: { gte: before } } } });
+  const changed = await es.count({ index: aliasFor(t.id), query: { range: { updated_at: { gte: before } } } });
   assert.equal(changed.count, Math.round(t.expected_products * 0.05));
   // A later re-seed carries older versions: the updates win, nothing is duplicated.
   const again = await seedCli(['seed', ...args, '--keep-settings', '--tenant', t.id]);
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /already newer/);
-  const still = await es.count({ index: `tenant-${t.id}`, query: { range: { updated_at: { gte: before } } } });
+  const still = await es.count({ index: aliasFor(t.id), query: { range: { updated_at: { gte: before } } } });
   assert.equal(still.count, changed.count);
 });
 

@@ -1,0 +1,63 @@
+// Rebalance execution: GET /plan/rebalance is placement/rebalance.js's plan over the current
+// model; POST /rebalance records it as a job whose moves run one at a time, each a normal move
+// job (its child), so each is persisted, resumable and visible under GET /jobs on its own.
+import { discoverGroups } from '../es/cluster.js';
+import { esReason, HttpError } from '../errors.js';
+import { isActive, jobView, newRebalanceJob, transition } from '../jobs/job.js';
+import { Interrupted } from '../jobs/runner.js';
+import { placementModel } from '../placement/model.js';
+import { planRebalance } from '../placement/rebalance.js';
+
+export class Rebalancer {
+  constructor(ctx, moves) {
+    this.ctx = ctx;
+    this.moves = moves;
+  }
+
+  async plan() {
+    const { client, config, store, observer, policy } = this.ctx;
+    const groups = await discoverGroups(client, config.groupAttr);
+    const exclude = new Set([...store.tenants.values()].filter((t) => t.state !== 'active').map((t) => t.id));
+    return planRebalance(placementModel({ store, snapshot: observer.snapshot, groups, policy, prefix: config.prefix }), { exclude });
+  }
+
+  /** POST /rebalance: { job: null, plan } when nothing is to do, else the queued job. */
+  async start() {
+    const plan = await this.plan();
+    if (!plan.moves.length) return { job: null, plan };
+    const job = newRebalanceJob(plan.moves);
+    await this.ctx.store.putJob(job);
+    this.ctx.runner.enqueue(job.id);
+    return { job: jobView(job), plan };
+  }
+
+  /** The runner's handler for rebalance jobs (already `running`). Throws only Interrupted. */
+  async run(job) {
+    const { store, runner } = this.ctx;
+    for (const m of job.moves) {
+      if (m.state !== 'pending' && m.state !== 'running') continue;
+      try {
+        let child = m.job_id ? store.jobs.get(m.job_id) : null;
+        if (!child) {
+          child = await this.moves.request(m.tenant, { group: m.to.group, ...(m.to.dedicated ? { dedicated: true } : {}) }, { enqueue: false, parent: job.id });
+          m.job_id = child.id;
+          m.state = 'running';
+          await store.putJob(job);
+        }
+        if (isActive(child)) await runner.run(child);
+        m.state = child.state;
+      } catch (err) {
+        if (err instanceof Interrupted) {
+          transition(job, 'queued');
+          await store.putJob(job).catch(() => {});
+          throw err;
+        }
+        m.state = 'skipped';
+        m.reason = err instanceof HttpError ? err.message : esReason(err);
+      }
+      await store.putJob(job);
+    }
+    transition(job, job.moves.some((m) => m.state === 'failed') ? 'failed' : 'succeeded');
+    await store.putJob(job);
+  }
+}

@@ -1,0 +1,114 @@
+// What the API shows: tenants (GET /tenants, /tenants/{id}), groups (GET /groups) and jobs
+// (GET /jobs, /jobs/{id}). Read-only: every figure comes from the state and the observer's last
+// look at the cluster; the load of a group is placement/model.js's groupLoad, the same function
+// /metrics exports, so the two always agree.
+import { notFound } from '../errors.js';
+import { jobView } from '../jobs/job.js';
+import { groupLoad, observedDocuments, servingIndex } from '../placement/model.js';
+import { aliasFor } from '@tenantlab/contract/naming';
+
+const round = (x) => Math.round(x * 1e6) / 1e6;
+
+/** The tenant `id`, or a 404 naming it. */
+export function findTenant(store, id) {
+  const t = store.tenants.get(id);
+  if (!t) throw notFound('tenant', `no tenant '${id}'`);
+  return t;
+}
+
+export class Views {
+  constructor({ client, store, observer, policy }) {
+    Object.assign(this, { client, store, observer, policy });
+    this.countCache = new Map();
+  }
+
+  tenantView(t, documents) {
+    const { snapshot } = this.observer;
+    return {
+      id: t.id,
+      name: t.name,
+      expected_products: t.expected_products,
+      traffic_weight: t.traffic_weight,
+      group: t.group,
+      index: t.index,
+      kind: t.kind,
+      alias: aliasFor(t.id),
+      state: t.state,
+      job_id: t.job_id ?? null,
+      documents: documents ?? observedDocuments(snapshot, t.id, servingIndex(t, this.store)),
+      search_rate: snapshot.searchRate.get(t.id) ?? 0,
+      requested: t.requested,
+      created_at: t.created_at,
+      updated_at: t.updated_at,
+    };
+  }
+
+  listTenants() {
+    return [...this.store.tenants.values()].sort((a, b) => (a.id < b.id ? -1 : 1)).map((t) => this.tenantView(t));
+  }
+
+  async getTenant(id) {
+    const t = findTenant(this.store, id);
+    return this.tenantView(t, await this.#liveCount(id));
+  }
+
+  /** Drops the cached count of a tenant whose documents moved or went. */
+  forget(id) {
+    this.countCache.delete(id);
+  }
+
+  /**
+   * Documents visible through the alias: exactly what a storefront search sees. Searches only
+   * see changes after a refresh (1 s), so a count younger than that is as fresh as a new one;
+   * reusing it (and sharing one in-flight request) keeps GET /tenants/{id} cheap under load.
+   */
+  #liveCount(id) {
+    const hit = this.countCache.get(id);
+    if (hit && Date.now() - hit.at < 1000) return hit.promise;
+    const promise = this.client.count({ index: aliasFor(id) }).then((r) => r.count);
+    this.countCache.set(id, { at: Date.now(), promise });
+    promise.catch(() => this.countCache.delete(id));
+    if (this.countCache.size > 10000) this.countCache.clear();
+    return promise;
+  }
+
+  /** GET /groups, from a fresh observation (which also refreshes /metrics). */
+  async groups() {
+    await this.observer.observe();
+    const { snapshot } = this.observer;
+    const { groups, indexDocs } = snapshot;
+    const { loads, mean, balanced, tenantsPerIndex } = groupLoad({ store: this.store, snapshot, groups, policy: this.policy });
+    return {
+      observed_at: snapshot.at,
+      mean_load_per_node: round(mean),
+      tolerance: this.policy.balance.tolerance,
+      balanced,
+      groups: groups.map((g) => {
+        const indices = [...this.store.indices.values()]
+          .filter((ix) => ix.group === g.name)
+          .sort((a, b) => (a.name < b.name ? -1 : 1))
+          .map((ix) => ({ name: ix.name, kind: ix.kind, shards: ix.shards, replicas: ix.replicas, tenants: tenantsPerIndex.get(ix.name) ?? 0, documents: indexDocs.get(ix.name) ?? 0 }));
+        const l = loads.find((x) => x.group === g.name);
+        return {
+          name: g.name,
+          nodes: g.nodes,
+          indices,
+          tenants: indices.reduce((s, i) => s + i.tenants, 0),
+          documents: indices.reduce((s, i) => s + i.documents, 0),
+          load: round(l.load),
+          load_per_node: round(l.perNode),
+        };
+      }),
+    };
+  }
+
+  getJob(id) {
+    const job = this.store.jobs.get(id);
+    if (!job) throw notFound('job', `no job '${id}'`);
+    return jobView(job);
+  }
+
+  listJobs() {
+    return [...this.store.jobs.values()].sort((a, b) => (a.created_at < b.created_at ? 1 : -1)).map(jobView);
+  }
+}

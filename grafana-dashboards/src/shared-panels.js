@@ -1,0 +1,65 @@
+// Panels that appear on more than one dashboard, defined once (Home shows a selection of the
+// other dashboards' panels). Sizes are the layout's: each dashboard sets them.
+import * as units from '@grafana/grafana-foundation-sdk/units';
+import { q, stat, timeseries } from './panels.js';
+import { CLUSTER_HEALTH, FIRING_ALERTS, HEALTH_MAPPING, K6_VUS, TENANTS_PER_GROUP, inGroups } from './queries.js';
+import { ANY_IS_BAD, ANY_IS_WARNING, HEALTH, REJECTIONS } from './thresholds.js';
+
+// ---- Cluster (Home, Cluster overview) ----
+export const clusterStatus = () => stat('Status', CLUSTER_HEALTH, {
+  description: 'Cluster health as the master reports it.',
+  thresholds: HEALTH, mappings: HEALTH_MAPPING, background: true,
+});
+
+export const clusterNodes = () => stat('Nodes', 'max(elasticsearch_cluster_health_number_of_nodes)');
+
+export const unassignedShards = () =>
+  stat('Unassigned shards', 'max(elasticsearch_cluster_health_unassigned_shards)', { thresholds: ANY_IS_WARNING, background: true });
+
+export const firingAlerts = () => stat('Firing alerts', FIRING_ALERTS, {
+  description: "Prometheus alert rules firing now (prometheus/rules/tenantlab-alerts.yml); details on Prometheus' /alerts page.",
+  thresholds: ANY_IS_BAD, background: true,
+});
+
+// ---- Index groups now (Home, Index groups, Tenants) ----
+/** A group recording rule for the groups of $group, one series per group (legend: the group, then `suffix`). */
+export const byGroup = (rule, suffix = '') => q(inGroups(rule), `{{index_group}}${suffix}`);
+
+export const groupSearchRate = () => stat('Search queries/s', byGroup('index_group:elasticsearch_search_queries:rate1m'), {
+  description: 'Shard-level query phases per second on the group\'s nodes (one search = one per shard).',
+  unit: units.RequestsPerSecond, decimals: 1,
+});
+
+export const groupQueryTime = () => stat('Mean shard query time', byGroup('index_group:elasticsearch_search_query_latency_seconds:mean1m'), {
+  description: 'Mean, not a percentile: Elasticsearch exports only totals. Client-side p95: Load dashboard.',
+  unit: units.Seconds,
+});
+
+export const groupIndexingRate = () =>
+  stat('Indexed docs/s', byGroup('index_group:elasticsearch_indexing_docs:rate1m'), { decimals: 1 });
+
+export const groupTenants = (title = 'Tenants') => stat(title, q(TENANTS_PER_GROUP, '{{index_group}}'), {
+  description: 'Tenants the allocator placed in each group.',
+});
+
+// ---- Index groups over time (Home, Index groups) ----
+export const groupSearchRateOverTime = () =>
+  timeseries('Search queries/s by group', byGroup('index_group:elasticsearch_search_queries:rate1m'), { unit: units.RequestsPerSecond });
+
+export const groupRejections = (title = 'Rejections/s by group') =>
+  timeseries(title, byGroup('index_group:elasticsearch_thread_pool_rejections:rate5m', ' {{type}}'), {
+    description: 'Tasks refused because the queue was full (5m rate).',
+    unit: units.OpsPerSecond, thresholds: REJECTIONS,
+  });
+
+/** Mean shard query time per group: of the groups of $group, or of every group (`all`). */
+export const groupQueryTimeOverTime = (title, { all = false, description = '' } = {}) => {
+  const rule = 'index_group:elasticsearch_search_query_latency_seconds:mean1m';
+  return timeseries(title, q(all ? rule : inGroups(rule), '{{index_group}}'), { description, unit: units.Seconds });
+};
+
+// ---- k6 (Home, Load) ----
+export const k6Vus = (title, { withMax = false } = {}) => timeseries(title, [
+  q(K6_VUS, 'VUs'),
+  ...(withMax ? [q('sum(k6_vus_max)', 'max VUs')] : []),
+]);
