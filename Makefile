@@ -7,7 +7,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 LAB := scripts/lab
 
-.PHONY: help up down status logs clean test node-kill node-restart bench-startup render dashboards \
+.PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup render dashboards \
 	tenants groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator \
 	seed seed-verify resubmit update querylog bench-seed \
 	load load-bot load-writes replay bench-load
@@ -115,6 +115,9 @@ dashboards: ## Rebuild the Grafana dashboards' JSON and datasource from grafana-
 ## ---- Tests and benchmarks ----
 test: ## Run every test (starts and stops its own lab); ONLY=PATTERN for some; ends with "N passed, N failed"
 	@tests/run
+
+test-compose: ## The compose runtime for real: an engine (a private one as root), local images, a lab, tests/compose/; "N passed, N failed"
+	@tests/compose/run
 
 bench-startup: ## Seconds from `make up` to green (native) and RSS per node
 	@tests/bench/startup
