@@ -107,6 +107,9 @@ bound=$((secs + 300))
 set +e
 if [[ "$runtime" == compose ]]; then
   mapfile -t files < <("$LAB_ROOT/compose/bin/lab" files)
+  # The image set the lab runs on (LAB_IMAGES=local: the k6 image built here, not the official one)
+  source "$LAB_ROOT/compose/images/lib.sh"
+  use_lab_images
   if [[ -n "${LAB_COMPOSE_BIN:-}" ]]; then dc=("$LAB_COMPOSE_BIN"); else dc=(docker compose); fi
   env_args=(-e RUN_ID="$run_id" -e RESULTS_DIR=/results)
   for v in "${PASS_VARS[@]}"; do [[ -n "${!v:-}" ]] && env_args+=(-e "$v=${!v}"); done
