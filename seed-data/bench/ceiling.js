@@ -7,9 +7,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { bulkLines } from '@tenantlab/contract/write-contract';
-import { retryableItem } from '../src/load/bulk-loader.js';
-
-const FILTER_PATH = 'errors,items.*.status,items.*.error.type,items.*.error.reason';
+import { isTransientResponse } from '@tenantlab/contract/es-errors';
+import { BULK_FILTER_PATH } from '../src/load/bulk-loader.js';
 
 /** Writes the items as NDJSON files of about `flushBytes` each (cut as the seeder cuts). */
 export function writeChunks(items, dir, flushBytes) {
@@ -50,7 +49,7 @@ function countLines(buf) {
 }
 
 function post(agent, node, body) {
-  const url = new URL(`/_bulk?filter_path=${FILTER_PATH}&timeout=20s`, node);
+  const url = new URL(`/_bulk?filter_path=${BULK_FILTER_PATH}&timeout=20s`, node);
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/x-ndjson', 'content-length': body.length }, timeout: 120000 }, (res) => {
       const chunks = [];
@@ -102,7 +101,7 @@ export async function sendChunks({ nodes, chunks, concurrency, retryDeadlineMs =
       items.forEach((it, k) => {
         const s = it.index.status;
         if (s < 300 || s === 409) docs += 1;
-        else if (retryableItem(s)) retry.push(k);
+        else if (isTransientResponse(s)) retry.push(k);
         else throw new Error(`ceiling: a document was refused (${s} ${it.index.error?.type}: ${it.index.error?.reason})`);
       });
       if (!retry.length) return;

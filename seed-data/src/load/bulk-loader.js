@@ -12,10 +12,8 @@ import { backoffMs, sleep } from './backoff.js';
 // The NDJSON lines of one item ({ tenant, id, version, source }) are the write contract's.
 export { actionLine, bulkLines };
 
-const FILTER_PATH = 'errors,items.*.status,items.*.error.type,items.*.error.reason';
-
-/** Items that may succeed when sent again (push-back, shard moving/recovering): the lab's rules. */
-export const retryableItem = (status, error) => isTransientResponse(status, error);
+/** What of a bulk response the loader reads: per item, status and error (bench/ceiling.js too). */
+export const BULK_FILTER_PATH = 'errors,items.*.status,items.*.error.type,items.*.error.reason';
 
 const NL = 10;
 
@@ -144,7 +142,7 @@ export class BulkLoader {
     this.stats.requests += 1;
     this.stats.sent += batch.length;
     const body = await this.client.transport.request(
-      { method: 'POST', path: '/_bulk', querystring: { filter_path: FILTER_PATH, timeout: this.bulkTimeout }, bulkBody: req.body },
+      { method: 'POST', path: '/_bulk', querystring: { filter_path: BULK_FILTER_PATH, timeout: this.bulkTimeout }, bulkBody: req.body },
       { requestTimeout: 120000 },
     );
     if (!body.errors) {
@@ -161,7 +159,7 @@ export class BulkLoader {
         // A newer version is already there (a later update or re-submission): nothing to do.
         superseded += 1;
         done.push(batch[k]);
-      } else if (retryableItem(r.status, r.error)) {
+      } else if (isTransientResponse(r.status, r.error)) {
         retry.push(batch[k]);
         retry.reason = `${r.error?.type}: ${r.error?.reason}`;
       } else {
