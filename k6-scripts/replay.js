@@ -34,6 +34,8 @@ import { ES_URL, JSON_HEADERS, ALIAS } from './lib/config.js';
 export { handleSummary } from './lib/summary.js';
 
 const LOG = env('LOG', '');
+// the log as the user named it (under compose LOG is the path of its mount in the container)
+const LOG_SHOWN = env('LOG_SHOWN', LOG);
 const SPEED_RAW = String(env('SPEED', '1')).toLowerCase();
 const FAST = SPEED_RAW === 'max' || SPEED_RAW === '0' || SPEED_RAW === 'fast';
 const SPEED = FAST ? 0 : envNumber('SPEED', 1, { min: 0.001 });
@@ -47,19 +49,19 @@ const entries = new SharedArray('replay log', () => {
   try {
     text = open(LOG);
   } catch (err) {
-    throw new Error(`replay: cannot read LOG=${LOG}: ${err.message}`);
+    throw new Error(`replay: cannot read LOG=${LOG_SHOWN}: ${err.message}`);
   }
   const parsed = parseLog(text);
   parseErrors = parsed.errors;
   if (parsed.errors.length) {
     const n = parsed.errors.length;
     if (BAD_LINES === 'stop') {
-      throw new Error(`replay: ${LOG} ${parsed.errors[0]}${n > 1 ? ` (and ${n - 1} more malformed line(s))` : ''}; stopping (BAD_LINES=stop)`);
+      throw new Error(`replay: ${LOG_SHOWN} ${parsed.errors[0]}${n > 1 ? ` (and ${n - 1} more malformed line(s))` : ''}; stopping (BAD_LINES=stop)`);
     }
-    parsed.errors.slice(0, 20).forEach((e) => console.warn(`replay: ${LOG} ${e}: skipped (BAD_LINES=skip)`));
-    if (n > 20) console.warn(`replay: ${LOG}: ... and ${n - 20} more malformed line(s) skipped`);
+    parsed.errors.slice(0, 20).forEach((e) => console.warn(`replay: ${LOG_SHOWN} ${e}: skipped (BAD_LINES=skip)`));
+    if (n > 20) console.warn(`replay: ${LOG_SHOWN}: ... and ${n - 20} more malformed line(s) skipped`);
   }
-  if (!parsed.entries.length) throw new Error(`replay: ${LOG}: no query to replay`);
+  if (!parsed.entries.length) throw new Error(`replay: ${LOG_SHOWN}: no query to replay`);
   const t0 = Math.min(...parsed.entries.map((e) => e.timestampMs));
   return parsed.entries.map((e) => ({ at: e.timestampMs - t0, type: e.type, storeId: e.storeId, line: e.line, query: e.query }));
 });
@@ -97,7 +99,7 @@ export function setup() {
     if (BAD_LINES === 'stop') fail(`replay: ${ids.length} tenant(s) of the log unknown to the allocator (${list}): BAD_LINES=stop`);
     console.warn(`replay: ${ids.length} tenant(s) of the log unknown to the allocator, their queries are skipped (${list})`);
   }
-  console.log(`replay: ${entries.length} queries of ${LOG}${badLines.length ? `, ${badLines.length} malformed line(s) skipped` : ''}, ` +
+  console.log(`replay: ${entries.length} queries of ${LOG_SHOWN}${badLines.length ? `, ${badLines.length} malformed line(s) skipped` : ''}, ` +
     `${FAST ? 'as fast as possible' : `span ${(spanMs / 1000).toFixed(1)}s at SPEED=${SPEED}`}, ${REPLAY_VUS} VUs`);
   return { tenants: Object.fromEntries(Object.values(known).map((t) => [t.id, { id: t.id, group: t.group, alias: t.alias }])) };
 }

@@ -111,16 +111,18 @@ if [[ "$runtime" == compose ]]; then
   source "$LAB_ROOT/compose/images/lib.sh"
   use_lab_images
   if [[ -n "${LAB_COMPOSE_BIN:-}" ]]; then dc=("$LAB_COMPOSE_BIN"); else dc=(docker compose); fi
-  env_args=(-e RUN_ID="$run_id" -e RESULTS_DIR=/results)
+  # paths as the user knows them in the messages, container paths for the files; the summary
+  # is written as the caller's user (the k6 image's own user may not write the host folder)
+  env_args=(-e RUN_ID="$run_id" -e RESULTS_DIR=/results -e RESULTS_DIR_SHOWN="$results" -e HOME=/tmp)
   for v in "${PASS_VARS[@]}"; do [[ -n "${!v:-}" ]] && env_args+=(-e "$v=${!v}"); done
   mounts=(-v "$results:/results")
   if [[ "$scenario" == replay ]]; then
     mounts+=(-v "$LOG:/log/queries.log:ro")
-    env_args+=(-e LOG=/log/queries.log)
+    env_args+=(-e LOG=/log/queries.log -e LOG_SHOWN="$LOG")
   fi
   timeout --foreground --kill-after=15s "$bound" \
     "${dc[@]}" --project-directory "$LAB_ROOT" "${files[@]}" --env-file "$LAB_ENV_FILE" --profile load \
-    run --rm --no-TTY "${mounts[@]}" "${env_args[@]}" k6 "${k6_args[@]}" "/scripts/$scenario.js"
+    run --rm --no-TTY --no-deps --user "$(id -u):$(id -g)" "${mounts[@]}" "${env_args[@]}" k6 "${k6_args[@]}" "/scripts/$scenario.js"
   rc=$?
 else
   k6="$("$LAB_ROOT/scripts/install/k6.sh")" || die "k6 could not be installed (scripts/install/k6.sh)"

@@ -56,6 +56,8 @@ export const ALLOCATOR_URL = checkedUrl('ALLOCATOR_URL', 'http://127.0.0.1:8080'
 // Which tenants take part: TENANT= one id; TENANTS= a comma list of ids or globs (k6dev-*)
 export const TENANT = env('TENANT', '');
 export const TENANTS = envList('TENANTS');
+// The experiment runner's tenants and aliases (lib/tenants.js), instead of the allocator's
+export const TENANTS_FILE = env('TENANTS_FILE', '');
 
 export const DURATION = envDuration('DURATION', '1m');
 // Storefront load: RATE= page views per second (arrival rate, the default) or VUS= shoppers with
@@ -71,6 +73,8 @@ export const SAMPLE_PRODUCTS = envNumber('SAMPLE_PRODUCTS', 100, { min: 1, integ
 export const ALIAS = env('ALIAS', '');
 // Where handleSummary writes summary.json (run.sh: $LAB_DIR/results/<run-id>)
 export const RESULTS_DIR = env('RESULTS_DIR', '');
+// RESULTS_DIR as the user sees it (under compose, the host folder mounted at RESULTS_DIR)
+export const RESULTS_DIR_SHOWN = env('RESULTS_DIR_SHOWN', RESULTS_DIR);
 export const RUN_ID = env('RUN_ID', '');
 
 export const JSON_HEADERS = { 'Content-Type': 'application/json' };

@@ -1,7 +1,7 @@
 // handleSummary: a compact verdict in the terminal (thresholds, checks, requests and latency per
 // scenario) and the whole k6 summary as JSON in RESULTS_DIR/summary.json (run.sh makes the
 // folder: $LAB_DIR/results/<run-id>/).
-import { RESULTS_DIR, RUN_ID } from './config.js';
+import { RESULTS_DIR, RESULTS_DIR_SHOWN, RUN_ID } from './config.js';
 
 const ms = (v) => (v === undefined ? '-' : v >= 1000 ? `${(v / 1000).toFixed(2)}s` : `${v.toFixed(1)}ms`);
 const pct = (v) => (v === undefined ? '-' : `${(v * 100).toFixed(2)}%`);
@@ -45,7 +45,7 @@ export function textSummary(data) {
     });
   });
   lines.push(breached ? `verdict: FAIL (${breached} threshold(s) breached)` : 'verdict: PASS (every threshold held)');
-  if (RESULTS_DIR) lines.push(`summary: ${RESULTS_DIR}/summary.json`);
+  if (RESULTS_DIR) lines.push(`summary: ${RESULTS_DIR_SHOWN}/summary.json`);
   return `${lines.join('\n')}\n\n`;
 }
 

@@ -51,6 +51,22 @@ shift_ports() {
 # lab_pids DIR: live JVMs of the lab whose state is in DIR
 lab_pids() { pgrep -f -- "-Dtenantlab.lab=$1 " || true; }
 
+# lab_runtime: the runtime the lab in LAB_DIR runs on (native, compose), "none" when down
+lab_runtime() { cat "$LAB_DIR/runtime" 2>/dev/null || echo none; }
+# project_containers PROJECT: "ID STARTED-AT" of every running container of a compose project
+project_containers() {
+  docker ps -q --filter "label=com.docker.compose.project=$1" | xargs -r docker inspect -f '{{.Id}} {{.State.StartedAt}}' | sort
+}
+# lab_instances: what the lab runs, as one line that changes when anything is (re)started: the
+# JVMs' pids (native) or the containers with their start times (compose)
+lab_instances() {
+  if [[ "$(lab_runtime)" == compose ]]; then
+    project_containers "$COMPOSE_PROJECT_NAME" | paste -sd,
+  else
+    lab_pids "$LAB_DIR" | sort | paste -sd,
+  fi
+}
+
 # doc_digest INDEX: "count digest" over every id and source, to compare before and after
 doc_digest() {
   local body

@@ -86,7 +86,7 @@ setup() { load ../lib/lab; }
 
 @test "the lab's processes listen on 127.0.0.1 only" {
   [[ "$(cat "$LAB_DIR/runtime" 2>/dev/null)" == native ]] \
-    || skip "native runtime only (compose ports are checked by tests/static/compose.bats)"
+    || skip "native processes only (the compose run checks its published ports from the host: tests/compose/10-compose.bats)"
   local pids
   pids="$(pgrep -f -- "-Dtenantlab.lab=$LAB_DIR " | paste -sd'|')"
   [[ -n "$pids" ]]

@@ -10,6 +10,8 @@
 setup() {
   load ../lib/lab
   load ../lib/topology
+  # Under the compose run these would only start more native JVMs beside the compose lab
+  [[ "$(lab_runtime)" != compose ]] || skip "native topology labs (compose renders the same topologies: tests/static/render.bats)"
 }
 
 TOPO_PORT_OFFSET=2000
