@@ -10,7 +10,8 @@ LAB := scripts/lab
 .PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup render dashboards \
 	tenants groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator \
 	seed seed-verify resubmit update querylog bench-seed \
-	load load-bot load-writes replay bench-load
+	load load-bot load-writes replay bench-load \
+	experiments experiment experiment-compare
 
 help: ## Show this help
 	@echo "tenantlab: multitenant Elasticsearch on one laptop. Usage: make TARGET [VAR=value]"
@@ -111,6 +112,16 @@ render: ## Regenerate every generated file (compose nodes from lab.env, dashboar
 
 dashboards: ## Rebuild the Grafana dashboards' JSON and datasource from grafana-dashboards/src/; CHECK=1 only checks
 	@grafana-dashboards/build $(if $(filter 1,$(CHECK)),--check)
+
+## ---- Experiments (experiments/*.yaml; packages/experiments) ----
+experiments: ## List the experiments: name, hypothesis, source, expected direction, time
+	@scripts/experiment list
+
+experiment: ## Run NAME= [QUICK=1] [REPEAT=N] [LAB=own|running]: repeated, interleaved runs; table, verdict, report
+	@scripts/experiment run
+
+experiment-compare: ## A=<name>/<run-id> B=<name>/<run-id>: two runs side by side, with deltas
+	@scripts/experiment compare
 
 ## ---- Tests and benchmarks ----
 test: ## Run every test (starts and stops its own lab); ONLY=PATTERN for some; ends with "N passed, N failed"

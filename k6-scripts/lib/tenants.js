@@ -3,7 +3,7 @@
 // build queries that match the tenant's real catalog, whatever generated it.
 import http from 'k6/http';
 import { fail } from 'k6';
-import { ALLOCATOR_URL, ES_URL, TENANT, TENANTS, PROFILE_TENANTS, SAMPLE_PRODUCTS, JSON_HEADERS } from './config.js';
+import { ALLOCATOR_URL, ES_URL, TENANT, TENANTS, TENANTS_FILE, PROFILE_TENANTS, SAMPLE_PRODUCTS, JSON_HEADERS } from './config.js';
 import { tags } from './checks.js';
 // The lab's names (alias, stats group), the same file the allocator and the seeder import
 import { aliasFor, statsGroupFor } from '../../packages/contract/src/naming.js';
@@ -105,9 +105,21 @@ export function profileTenants(tenants) {
   return out;
 }
 
-/** setup() of every storefront-like scenario: allocator tenants, selected, profiled. */
+// TENANTS_FILE= (the experiment runner): the tenants as a JSON list [{id, alias, weight}], read
+// here because k6 opens files only in the init context; the allocator is then not asked.
+const FILE_TENANTS = TENANTS_FILE ? JSON.parse(open(TENANTS_FILE)) : null;
+
+function fileTenants() {
+  if (!Array.isArray(FILE_TENANTS) || !FILE_TENANTS.length) fail(`TENANTS_FILE=${TENANTS_FILE} holds no tenant (want a JSON list of {id, alias, weight})`);
+  return FILE_TENANTS.map((t) => ({
+    id: t.id, group: t.group || '', index: t.index || '', alias: t.alias || aliasFor(t.id),
+    documents: t.documents || 0, weight: t.weight > 0 ? t.weight : 1, state: 'ready',
+  }));
+}
+
+/** setup() of every storefront-like scenario: allocator tenants (or TENANTS_FILE's), selected, profiled. */
 export function loadTenants({ requireDocuments = true } = {}) {
-  const all = allocatorTenants();
+  const all = FILE_TENANTS ? fileTenants() : allocatorTenants();
   if (!all.length) fail(`the allocator at ${ALLOCATOR_URL} has no tenant: add some (make tenant-add, or seed)`);
   const selected = selectTenants(all);
   const profiled = profileTenants(selected);

@@ -43,3 +43,12 @@ export function sharedSeq(name) {
   const m = /-s(\d{4,})$/.exec(name);
   return m ? Number(m[1]) : 0;
 }
+
+/**
+ * The experiment runner's names (packages/experiments): every index and alias of a run starts
+ * with `exp-<run>-`, so a run's cleanup deletes exactly what it created and nothing of a tenant's.
+ */
+export const EXPERIMENT_PREFIX = 'exp-';
+export const experimentRunPrefix = (runId) => `${EXPERIMENT_PREFIX}${runId}-`;
+export const experimentIndexName = (runId, variant, i) => `${experimentRunPrefix(runId)}${variant}-${i + 1}`;
+export const experimentAlias = (runId, variant, tenantId) => `${experimentRunPrefix(runId)}${variant}-t-${tenantId}`;

@@ -37,15 +37,17 @@ export function productAction({ tenant, product, version, alias = true }) {
 /**
  * The action line of a product write as NDJSON text: the same bytes as
  * JSON.stringify(productAction(...)), built without an object per document because the seeder
- * writes millions of them. `id` is the full document id (`<tenant>:<product>`).
+ * writes millions of them. `id` is the full document id (`<tenant>:<product>`). `alias` is the
+ * tenant's alias unless the writer keeps the tenant under another one (the experiment runner
+ * builds one layout per variant, each with its own aliases).
  */
-export function actionLine({ tenant, id, version }) {
-  return `{"index":{"_index":${JSON.stringify(aliasFor(tenant))},"_id":${JSON.stringify(id)},"version":${version},"version_type":"${VERSION_TYPE}"}}`;
+export function actionLine({ tenant, id, version, alias = aliasFor(tenant) }) {
+  return `{"index":{"_index":${JSON.stringify(alias)},"_id":${JSON.stringify(id)},"version":${version},"version_type":"${VERSION_TYPE}"}}`;
 }
 
 /** The two NDJSON lines (action + source, each ending in a newline) of a product write. */
-export function bulkLines({ tenant, id, version, source }) {
-  return `${actionLine({ tenant, id, version })}\n${typeof source === 'string' ? source : JSON.stringify(source)}\n`;
+export function bulkLines({ tenant, id, version, source, alias }) {
+  return `${actionLine({ tenant, id, version, alias })}\n${typeof source === 'string' ? source : JSON.stringify(source)}\n`;
 }
 
 /** A product's two bulk lines from the document itself (store_id, product_id, updated_at). */

@@ -23,6 +23,9 @@ test('the fast action line is byte for byte the action object', () => {
   assert.equal(actionLine(item), JSON.stringify(productAction({ tenant: 's-1', product: '"odd"', version: item.version })));
   assert.equal(bulkLines({ ...item, source: '{"a":1}' }), `${actionLine(item)}\n{"a":1}\n`);
   assert.equal(bulkLines({ ...item, source: { a: 1 } }), `${actionLine(item)}\n{"a":1}\n`);
+  // another alias of the same tenant (the experiment runner's layouts): only _index changes
+  assert.equal(actionLine({ ...item, alias: 'exp-r1-1x8-t-s-1' }), actionLine(item).replace('"tenant-s-1"', '"exp-r1-1x8-t-s-1"'));
+  assert.equal(bulkLines({ ...item, alias: 'x', source: '{}' }), `${actionLine({ ...item, alias: 'x' })}\n{}\n`);
 });
 
 test('product lines from a document, and the bash CLI', () => {

@@ -1,0 +1,118 @@
+// A report's charts: Vega-Lite specs compiled to Vega and rendered to standalone SVG strings
+// inside Node (a headless View, renderer 'none'): no browser, no canvas, no network. Every
+// function is async (Vega renders asynchronously) and resolves to an SVG string, or null when the
+// results hold nothing to draw for it.
+import * as vega from 'vega';
+import { compile } from 'vega-lite';
+import { metricDef, metricValue } from './metrics.js';
+
+const WIDTH = 520;
+const HEIGHT = 260;
+const CONFIG = {
+  font: 'sans-serif',
+  background: 'white',
+  title: { anchor: 'start', fontSize: 13, subtitleFontSize: 11, subtitleColor: '#555' },
+  axis: { labelFontSize: 11, titleFontSize: 11 },
+  legend: { labelFontSize: 11, titleFontSize: 11, labelLimit: 320 },
+};
+
+/** A Vega-Lite spec -> SVG markup. */
+export async function renderSvg(vlSpec) {
+  const { spec } = compile({ $schema: 'https://vega.github.io/schema/vega-lite/v6.json', config: CONFIG, ...vlSpec });
+  const view = new vega.View(vega.parse(spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+const labelOf = (v) => v.label || v.name;
+// long variant labels ("2 indices x 4 shards") are slanted so neighbours do not overlap
+const variantAxis = (labels) => (Math.max(...labels.map((l) => l.length)) > 9 ? { labelAngle: -30, labelAlign: 'right', labelLimit: 200 } : { labelAngle: 0 });
+const axisTitle = (metric) => {
+  const d = metricDef(metric);
+  return d.unit && d.unit !== 'ratio' ? `${d.label} (${d.unit})` : d.label;
+};
+
+/**
+ * (a) The metric's mean per variant as a bar, with every repetition as a dot over it: the spread
+ * across repetitions is visible beside the difference between variants.
+ */
+export async function latencyByVariant(results, metric = 'avg_ms') {
+  const rows = results.variants.flatMap((v) => v.repetitions
+    .map((rep) => ({ variant: labelOf(v), round: rep.round, value: metricValue(rep.figures, metric) }))
+    .filter((r) => r.value !== null));
+  const order = results.variants.map(labelOf);
+  const n = Math.max(0, ...results.variants.map((v) => v.repetitions.length));
+  const x = { field: 'variant', type: 'nominal', sort: order, title: null, axis: variantAxis(order) };
+  return renderSvg({
+    title: { text: `${results.experiment}: ${metricDef(metric).label} per variant`, subtitle: `bar: mean of ${n} repetition${n === 1 ? '' : 's'}; dots: each repetition` },
+    width: Math.max(WIDTH / 2, 70 * order.length),
+    height: HEIGHT,
+    data: { values: rows },
+    layer: [
+      { mark: { type: 'bar', color: '#9ecae1' }, encoding: { x, y: { aggregate: 'mean', field: 'value', type: 'quantitative', title: axisTitle(metric) } } },
+      { mark: { type: 'point', filled: true, color: '#08519c', size: 45 }, encoding: { x, y: { field: 'value', type: 'quantitative' }, tooltip: [{ field: 'round' }, { field: 'value' }] } },
+    ],
+  });
+}
+
+/**
+ * (b) The metric over the measured window, one colour per variant and one line per repetition
+ * (repetitions of a variant share its colour): drift within a window and between rounds shows.
+ */
+export async function latencyOverTime(results, metric = 'avg_ms') {
+  const rows = results.variants.flatMap((v) => v.repetitions.flatMap((rep) => (rep.timeline ?? [])
+    .filter((p) => typeof p[metric] === 'number')
+    .map((p) => ({ variant: labelOf(v), run: `${v.name} round ${rep.round}`, t_s: p.t_s, value: p[metric] }))));
+  if (!rows.length) return null;
+  return renderSvg({
+    title: { text: `${results.experiment}: ${metricDef(metric).label} over the measured window`, subtitle: 'one line per repetition, coloured by variant' },
+    width: WIDTH,
+    height: HEIGHT,
+    data: { values: rows },
+    mark: { type: 'line', strokeWidth: 1.5, opacity: 0.75 },
+    encoding: {
+      x: { field: 't_s', type: 'quantitative', title: 'seconds into the measured window' },
+      y: { field: 'value', type: 'quantitative', title: axisTitle(metric) },
+      color: { field: 'variant', type: 'nominal', sort: results.variants.map(labelOf), title: 'variant' },
+      detail: { field: 'run', type: 'nominal' },
+    },
+  });
+}
+
+/**
+ * (c) The article's figure beside the lab's for each variant that has a published one, both as
+ * a ratio to the first such variant: absolute figures from a 4-node cluster with 100M documents
+ * and from a laptop cannot be compared, their directions can.
+ */
+export async function publishedVsLab(results, metric = 'avg_ms') {
+  const pairs = results.variants
+    .map((v) => ({ v, article: v.published?.[metric], lab: v.summary?.[metric]?.mean }))
+    .filter((p) => typeof p.article === 'number' && typeof p.lab === 'number' && p.article > 0 && p.lab > 0);
+  if (pairs.length < 2) return null;
+  const [base] = pairs;
+  const rows = pairs.flatMap((p) => [
+    { variant: labelOf(p.v), source: 'article', relative: p.article / base.article },
+    { variant: labelOf(p.v), source: 'lab', relative: p.lab / base.lab },
+  ]);
+  return renderSvg({
+    title: { text: `${results.experiment}: ${metricDef(metric).label}, article beside lab`, subtitle: `each relative to ${labelOf(base.v)} (= 1): directions compare across very different hardware` },
+    width: Math.max(WIDTH / 2, 90 * pairs.length),
+    height: HEIGHT,
+    data: { values: rows },
+    layer: [
+      {
+        mark: 'bar',
+        encoding: {
+          x: { field: 'variant', type: 'nominal', sort: pairs.map((p) => labelOf(p.v)), title: null, axis: variantAxis(pairs.map((p) => labelOf(p.v))) },
+          xOffset: { field: 'source', type: 'nominal', sort: ['article', 'lab'] },
+          y: { field: 'relative', type: 'quantitative', title: `${metricDef(metric).label}, relative to ${labelOf(base.v)}` },
+          color: { field: 'source', type: 'nominal', sort: ['article', 'lab'], scale: { range: ['#fdae6b', '#3182bd'] }, title: null },
+        },
+      },
+      { mark: { type: 'rule', strokeDash: [4, 3], color: '#444' }, encoding: { y: { datum: 1 } } },
+    ],
+  });
+}

@@ -1,0 +1,92 @@
+// The names a spec, a results.json and a report share: the metrics a repetition's figures carry
+// (k6's and Elasticsearch's), the variant settings and the layout facts, so spec validation, the
+// verdict, the tables, the charts and `compare` all read a figure the same way.
+
+const LOWER = 'lower';
+const HIGHER = 'higher';
+
+/** metric name -> { label, unit, path in a repetition's `figures`, better: which direction is good }. */
+export const METRICS = Object.freeze({
+  requests: { label: 'requests', unit: 'req', path: ['requests'], better: HIGHER },
+  throughput_rps: { label: 'throughput', unit: 'req/s', path: ['throughput_rps'], better: HIGHER },
+  errors: { label: 'errors', unit: 'req', path: ['errors'], better: LOWER },
+  error_rate: { label: 'error rate', unit: 'ratio', path: ['error_rate'], better: LOWER },
+  avg_ms: { label: 'average', unit: 'ms', path: ['avg_ms'], better: LOWER },
+  p50_ms: { label: 'p50', unit: 'ms', path: ['p50_ms'], better: LOWER },
+  p95_ms: { label: 'p95', unit: 'ms', path: ['p95_ms'], better: LOWER },
+  p99_ms: { label: 'p99', unit: 'ms', path: ['p99_ms'], better: LOWER },
+  max_ms: { label: 'max', unit: 'ms', path: ['max_ms'], better: LOWER },
+  // open model only: iterations k6 could not start on time; beside latency because a generator
+  // that falls behind hides latency (coordinated omission)
+  dropped_iterations: { label: 'dropped iterations', unit: 'iter', path: ['dropped_iterations'], better: LOWER },
+  query_ms_per_query: { label: 'ES query time per query', unit: 'ms', path: ['es', 'query_ms_per_query'], better: LOWER },
+  fetch_ms_per_fetch: { label: 'ES fetch time per fetch', unit: 'ms', path: ['es', 'fetch_ms_per_fetch'], better: LOWER },
+  search_queue_max: { label: 'ES search queue (max)', unit: 'tasks', path: ['es', 'search_queue_max'], better: LOWER },
+  search_rejected: { label: 'ES search rejections', unit: 'req', path: ['es', 'search_rejected'], better: LOWER },
+  gc_ms: { label: 'ES GC time', unit: 'ms', path: ['es', 'gc_ms'], better: LOWER },
+});
+
+/** What a spec's report.metrics lists when it lists nothing. */
+export const DEFAULT_REPORT_METRICS = Object.freeze(['avg_ms', 'p50_ms', 'p95_ms', 'p99_ms', 'throughput_rps', 'error_rate']);
+
+// Per query type (a workload that mixes e.g. regular and aggregated search): `<type>.<metric>`,
+// read from figures.by_type[type][metric].
+const BY_TYPE = /^([a-z][a-z0-9_]*)\.(requests|avg_ms|p50_ms|p95_ms|p99_ms)$/;
+
+/** The definition of a metric name, or null when the name is not a metric. */
+export function metricDef(name) {
+  if (typeof name !== 'string') return null;
+  if (Object.hasOwn(METRICS, name)) return { name, ...METRICS[name] };
+  const m = BY_TYPE.exec(name);
+  if (!m) return null;
+  const base = METRICS[m[2]];
+  return { name, label: `${m[1]} ${base.label}`, unit: base.unit, path: ['by_type', m[1], m[2]], better: base.better };
+}
+
+export const isMetric = (name) => metricDef(name) !== null;
+
+/** A repetition's figures -> the metric's value, or null when the figures (or that figure) are missing. */
+export function metricValue(figures, name) {
+  const def = metricDef(name);
+  if (!def || figures == null) return null;
+  let v = figures;
+  for (const key of def.path) {
+    if (v == null || typeof v !== 'object') return null;
+    v = v[key];
+  }
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+/** A variant's settings: name -> { label, builtin default (undefined: the spec must give it) }. */
+export const SETTINGS = Object.freeze({
+  indices: { label: 'indices', default: 1 },
+  shards: { label: 'shards', default: undefined },
+  replicas: { label: 'replicas', default: 1 },
+  refresh_interval: { label: 'refresh interval', default: '1s' },
+  group: { label: 'group', default: 'all' },
+  assign: { label: 'assignment', default: 'all' },
+  segments: { label: 'segments', default: 1 },
+});
+
+/** Facts the runner reads from the built layout (results.json variants[].layout). */
+export const LAYOUT = Object.freeze({
+  shard_count: { label: 'shards (all copies)', unit: '' },
+  primary_shards: { label: 'primary shards', unit: '' },
+  median_shard_bytes: { label: 'median shard size', unit: 'bytes' },
+  docs: { label: 'documents', unit: '' },
+  segments_per_shard: { label: 'segments per shard', unit: '' },
+});
+
+/**
+ * A column of the article-shaped table (spec report.table): a variant setting, a layout fact or a
+ * metric. -> { name, kind: 'setting'|'layout'|'metric', label, unit } or null.
+ */
+export function columnDef(name) {
+  if (name === 'name' || name === 'label') return { name, kind: 'variant', label: name === 'name' ? 'variant' : 'label', unit: '' };
+  if (Object.hasOwn(SETTINGS, name)) return { name, kind: 'setting', label: SETTINGS[name].label, unit: '' };
+  if (Object.hasOwn(LAYOUT, name)) return { name, kind: 'layout', ...LAYOUT[name] };
+  const m = metricDef(name);
+  return m ? { name, kind: 'metric', label: m.label, unit: m.unit } : null;
+}
+
+export const columnNames = () => ['name', 'label', ...Object.keys(SETTINGS), ...Object.keys(LAYOUT), ...Object.keys(METRICS)];

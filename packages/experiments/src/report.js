@@ -1,0 +1,245 @@
+// A run's report from its results.json: report.md, a self-contained report.html (the same
+// content, charts inlined, no external asset) and the charts as SVG files. Both documents are
+// rendered from one list of blocks so they cannot drift apart.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { latencyByVariant, latencyOverTime, publishedVsLab } from './charts.js';
+import { fmtBytes, fmtDuration, fmtNumber, fmtP, fmtWithUnit } from './format.js';
+import { DEFAULT_REPORT_METRICS, columnDef, metricDef, metricValue } from './metrics.js';
+import { summarize } from './results.js';
+
+const RAW_METRICS = ['requests', 'throughput_rps', 'errors', 'error_rate', 'avg_ms', 'p50_ms', 'p95_ms', 'p99_ms', 'max_ms', 'dropped_iterations'];
+const ES_METRICS = ['query_ms_per_query', 'fetch_ms_per_fetch', 'search_queue_max', 'search_rejected', 'gc_ms'];
+
+// --- blocks -> Markdown / HTML -------------------------------------------------------------------
+// A block is { h, text } | { p } | { list } | { table: { head, rows } } | { svg: { file, alt, markup } }.
+// Text may use **bold**, `code` and [text](url); nothing else.
+
+const escapeHtml = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+
+function inlineHtml(text) {
+  return escapeHtml(text)
+    .replace(/`([^`]+)`/g, '<code>$1</code>')
+    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
+    .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, '<a href="$2">$1</a>');
+}
+
+/** A Markdown table, by hand: a header row, the separator, one row per line; pipes escaped. */
+export function markdownTable(head, rows) {
+  const cell = (v) => String(v ?? '-').replaceAll('|', '\\|').replaceAll('\n', ' ');
+  const line = (cells) => `| ${cells.map(cell).join(' | ')} |`;
+  return [line(head), `|${head.map(() => '---').join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+export function renderMarkdown(blocks) {
+  return `${blocks.map((b) => {
+    if (b.h) return `${'#'.repeat(b.h)} ${b.text}`;
+    if (b.p !== undefined) return b.p;
+    if (b.list) return b.list.map((item) => `- ${item}`).join('\n');
+    if (b.table) return markdownTable(b.table.head, b.table.rows);
+    if (b.svg) return `![${b.svg.alt}](${b.svg.file})`;
+    throw new TypeError(`unknown block ${JSON.stringify(Object.keys(b))}`);
+  }).join('\n\n')}\n`;
+}
+
+const CSS = `body{font:14px/1.45 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.8em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.6em 0;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}
+th{background:#f3f3f3}td{font-variant-numeric:tabular-nums}code{background:#f3f3f3;padding:0 3px}
+figure{margin:1em 0}figcaption{font-size:12px;color:#555}svg{max-width:100%;height:auto}`;
+
+export function renderHtml(blocks, title) {
+  const body = blocks.map((b) => {
+    if (b.h) return `<h${b.h}>${inlineHtml(b.text)}</h${b.h}>`;
+    if (b.p !== undefined) return `<p>${inlineHtml(b.p)}</p>`;
+    if (b.list) return `<ul>\n${b.list.map((i) => `<li>${inlineHtml(i)}</li>`).join('\n')}\n</ul>`;
+    if (b.table) {
+      const head = `<tr>${b.table.head.map((h) => `<th>${inlineHtml(h)}</th>`).join('')}</tr>`;
+      const rows = b.table.rows.map((r) => `<tr>${r.map((c) => `<td>${inlineHtml(c ?? '-')}</td>`).join('')}</tr>`).join('\n');
+      return `<table>\n${head}\n${rows}\n</table>`;
+    }
+    if (b.svg) return `<figure>${b.svg.markup}<figcaption>${escapeHtml(b.svg.alt)} (${escapeHtml(b.svg.file)})</figcaption></figure>`;
+    throw new TypeError(`unknown block ${JSON.stringify(Object.keys(b))}`);
+  }).join('\n');
+  return `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>${escapeHtml(title)}</title>\n<style>\n${CSS}\n</style>\n</head>\n<body>\n${body}\n</body>\n</html>\n`;
+}
+
+// --- the report's content ------------------------------------------------------------------------
+
+const labelOf = (v) => v.label || v.name;
+const headOf = (m) => {
+  const d = metricDef(m) ?? columnDef(m);
+  return d.unit && !['ratio', 'bytes', 'req', 'iter', 'tasks', ''].includes(d.unit) ? `${d.label} (${d.unit})` : d.label;
+};
+const cellOf = (v, unit) => (unit === 'ratio' ? fmtWithUnit(v, unit) : unit === 'bytes' ? fmtBytes(v) : fmtNumber(v));
+
+export function verdictLine(v) {
+  const p = v.p_value === null ? 'no test run' : `p = ${fmtP(v.p_value)}`;
+  const e = v.effect && v.effect.ratio !== null && v.effect.ci_low !== null
+    ? `; ratio ${fmtNumber(v.effect.ratio)}${v.effect.of ? ` (${v.effect.of})` : ''}, ${Math.round(v.confidence * 1000) / 10}% CI ${fmtNumber(v.effect.ci_low)}-${fmtNumber(v.effect.ci_high)}`
+    : '';
+  // the reason may start with a variant name (s8, 2x4): kept as written, after a dash
+  return `**${v.result}**: ${v.claim} (${v.test}, ${p}${e}) — ${v.reason}.`;
+}
+
+function articleTable(results, columns, summaries) {
+  const head = ['variant'];
+  const getters = [(v) => labelOf(v)];
+  for (const name of columns) {
+    const def = columnDef(name);
+    if (!def || name === 'name') continue;
+    head.push(headOf(name));
+    if (def.kind === 'variant') getters.push((v) => (name === 'label' ? labelOf(v) : v.name));
+    else if (def.kind === 'setting') getters.push((v) => v.settings[name]);
+    else if (def.kind === 'layout') getters.push((v) => cellOf(v.layout?.[name] ?? null, def.unit));
+    else {
+      getters.push((v) => cellOf(summaries[v.name][name]?.mean ?? null, def.unit));
+      if (results.variants.some((v) => typeof v.published?.[name] === 'number')) {
+        head.push(`${headOf(name)}, article`);
+        getters.push((v) => cellOf(v.published?.[name] ?? null, def.unit));
+      }
+    }
+  }
+  return { head, rows: results.variants.map((v) => getters.map((g) => g(v))) };
+}
+
+function metricsTable(results, metrics, summaries) {
+  const head = ['variant', 'repetitions', ...metrics.map(headOf)];
+  const rows = results.variants.map((v) => {
+    const s = summaries[v.name];
+    const n = Math.max(0, ...metrics.map((m) => s[m].n));
+    return [labelOf(v), `${n} of ${v.repetitions.length}`, ...metrics.map((m) => {
+      const { unit } = metricDef(m);
+      const x = s[m];
+      if (x.n === 0) return '-';
+      const spread = x.stdev === null ? '' : ` ± ${cellOf(x.stdev, unit)}`;
+      const rel = x.rsd === null ? '' : ` (rsd ${fmtNumber(x.rsd, { digits: 2 })}%)`;
+      return `${cellOf(x.mean, unit)}${spread}${rel}`;
+    })];
+  });
+  return { head, rows };
+}
+
+/** Every repetition in the order the rounds ran (round, then the spec's variant order). */
+function repetitionsInOrder(results) {
+  return results.variants
+    .flatMap((v, vi) => v.repetitions.map((rep) => ({ v, vi, rep })))
+    .sort((a, b) => a.rep.round - b.rep.round || a.vi - b.vi);
+}
+
+function rawTable(results) {
+  const metrics = RAW_METRICS.filter((m) => m !== 'dropped_iterations' || results.variants.some((v) => v.repetitions.some((r) => metricValue(r.figures, m) !== null)));
+  const head = ['round', 'variant', 'started', 'complete', ...metrics.map(headOf)];
+  const rows = repetitionsInOrder(results).map(({ v, rep }) => [
+    rep.round, labelOf(v), rep.started_at ?? '-', rep.complete ? 'yes' : `no${rep.incomplete_reason ? `: ${rep.incomplete_reason}` : ''}`,
+    ...metrics.map((m) => cellOf(metricValue(rep.figures, m), metricDef(m).unit)),
+  ]);
+  return { head, rows };
+}
+
+function byTypeTable(results) {
+  const rows = [];
+  for (const { v, rep } of repetitionsInOrder(results)) {
+    for (const [type, f] of Object.entries(rep.figures?.by_type ?? {})) {
+      rows.push([rep.round, labelOf(v), type, fmtNumber(f.requests ?? null), fmtNumber(f.avg_ms ?? null), fmtNumber(f.p95_ms ?? null)]);
+    }
+  }
+  return rows.length ? { head: ['round', 'variant', 'query type', 'requests', 'average (ms)', 'p95 (ms)'], rows } : null;
+}
+
+function esTable(results) {
+  const rows = repetitionsInOrder(results).filter(({ rep }) => rep.figures?.es).map(({ v, rep }) => {
+    const es = rep.figures.es;
+    const cpu = Object.entries(es.cpu_percent_by_node ?? {}).map(([n, c]) => `${n} ${fmtNumber(c)}%`).join(', ') || '-';
+    return [rep.round, labelOf(v), ...ES_METRICS.map((m) => fmtNumber(metricValue(rep.figures, m))), cpu];
+  });
+  return rows.length ? { head: ['round', 'variant', ...ES_METRICS.map(headOf), 'CPU by node'], rows } : null;
+}
+
+function environmentList(results) {
+  const { machine, versions, data } = results.environment;
+  const w = results.plan.workload;
+  const load = w.model === 'open' ? `open model, ${fmtNumber(w.rate)} requests/s` : `closed model, ${w.vus} VUs, think time ${fmtNumber(w.think_ms)} ms`;
+  const r = results.runner;
+  return [
+    `machine: ${machine.cores} cores, ${fmtBytes(machine.memory_bytes)} memory, ${machine.cpu_model}, ${machine.os}`,
+    `lab: ${results.lab.mode === 'own' ? 'a lab of its own' : 'the running lab, checked quiet'} at ${results.lab.es_url}, runtime ${results.environment.runtime}`,
+    `versions: ${Object.entries(versions).map(([k, v]) => `${k} ${v ?? '?'}`).join(', ')}`,
+    `lab.env sha256: \`${results.environment.lab_env_sha256 ?? '?'}\`; git commit: \`${results.environment.git_commit ?? '?'}\``,
+    `data: profile ${data.profile}, scale ${data.scale}, seed ${data.seed}: ${fmtNumber(data.stores)} stores, ${fmtNumber(data.documents)} documents, ${fmtBytes(data.bytes)} (the same documents in every variant)`,
+    `workload: ${w.scenario}, ${load}; ramp-up ${w.ramp_up}, warm-up ${w.warmup} (excluded), measured ${w.measure}`,
+    `plan: ${results.plan.repetitions} repetitions, interleaved (${results.plan.order.slice(0, results.variants.length * 2).join(', ')}${results.plan.order.length > results.variants.length * 2 ? ', ...' : ''}); confidence ${results.plan.confidence}${results.quick ? '; QUICK run (small data, short phases)' : ''}`,
+    `runner: ${fmtNumber(r.cpu_percent)}% CPU while measuring (k6 ${fmtNumber(r.k6_cpu_percent)}%), wall time ${r.wall_seconds === null ? '-' : fmtDuration(r.wall_seconds)}`,
+  ];
+}
+
+/** The charts of a run: [{ file, alt, markup }], those with nothing to draw left out. */
+export async function chartsOf(results, metrics) {
+  const msMetrics = ['avg_ms', 'p95_ms'].filter((m) => metrics.includes(m));
+  const charted = msMetrics.length ? msMetrics : metrics.filter((m) => metricDef(m).unit === 'ms').slice(0, 1);
+  const out = [];
+  for (const m of charted) {
+    out.push({ file: `latency-by-variant-${m}.svg`, alt: `${metricDef(m).label} per variant, every repetition`, markup: await latencyByVariant(results, m) });
+  }
+  out.push({ file: 'latency-over-time.svg', alt: 'average latency over the measured window', markup: await latencyOverTime(results, 'avg_ms') });
+  const published = new Set(results.variants.flatMap((v) => Object.keys(v.published ?? {})));
+  for (const m of [...published].filter((x) => metricDef(x))) {
+    out.push({ file: `published-vs-lab-${m}.svg`, alt: `${metricDef(m).label}: the article's figures beside the lab's, relative to the first variant`, markup: await publishedVsLab(results, m) });
+  }
+  return out.filter((c) => c.markup);
+}
+
+/** results -> the report's blocks (the charts already rendered). */
+export function reportBlocks(results, charts) {
+  const metrics = results.plan.report?.metrics ?? [...DEFAULT_REPORT_METRICS];
+  const table = results.plan.report?.table ?? metrics;
+  const summaries = Object.fromEntries(results.variants.map((v) => [v.name, summarize(v.repetitions, [...new Set([...metrics, ...table.filter((c) => metricDef(c))])])]));
+  const src = results.source;
+  const blocks = [
+    { h: 1, text: `${results.experiment}: ${results.title}` },
+    { p: `Run \`${results.run_id}\`, ${results.started_at}${results.finished_at ? ` to ${results.finished_at}` : ''}; ${results.quick ? 'QUICK' : 'full'} run, ${results.plan.repetitions} repetitions per variant.` },
+  ];
+  if (!results.complete) blocks.push({ p: `**incomplete run**: ${results.incomplete_reason ?? 'no reason recorded'}. The figures below are what was measured.` });
+  blocks.push({ h: 2, text: 'Verdicts' });
+  blocks.push(results.verdicts.length ? { list: results.verdicts.map(verdictLine) } : { p: 'No verdict was computed.' });
+  blocks.push({ h: 2, text: 'Hypothesis' }, { p: results.hypothesis });
+  blocks.push({ h: 2, text: 'Source' });
+  blocks.push({ list: [
+    `[${src.title}](${src.url})${src.table ? `, ${src.table}` : ''}`,
+    ...(src.setup ? [`setup: ${src.setup}`] : []),
+    ...(src.notes ? [src.notes] : []),
+  ] });
+  blocks.push({ h: 2, text: 'Results in the article\'s table shape' });
+  blocks.push({ p: 'Lab figures are means across repetitions; the article\'s figures are from its own cluster and data, so compare directions, not values.' });
+  blocks.push({ table: articleTable(results, table, summaries) });
+  blocks.push({ h: 2, text: 'Every metric per variant' });
+  blocks.push({ p: 'mean ± sample standard deviation across repetitions (rsd: relative standard deviation).' });
+  blocks.push({ table: metricsTable(results, metrics, summaries) });
+  blocks.push({ h: 2, text: 'Charts' });
+  for (const c of charts) blocks.push({ svg: c });
+  blocks.push({ h: 2, text: 'Every repetition (raw)' });
+  blocks.push({ p: 'The measured window only; warm-up samples excluded.' });
+  blocks.push({ table: rawTable(results) });
+  const byType = byTypeTable(results);
+  if (byType) blocks.push({ h: 3, text: 'Per query type' }, { table: byType });
+  blocks.push({ h: 2, text: 'Elasticsearch side' });
+  const es = esTable(results);
+  blocks.push(es ? { table: es } : { p: 'No Elasticsearch figures were recorded.' });
+  blocks.push({ h: 2, text: 'Environment' }, { list: environmentList(results) });
+  return blocks;
+}
+
+/**
+ * Write report.md, report.html and the charts (*.svg) of a run into dir (created if missing).
+ * -> the file names written.
+ */
+export async function writeReport(dir, results) {
+  mkdirSync(dir, { recursive: true });
+  const metrics = results.plan.report?.metrics ?? [...DEFAULT_REPORT_METRICS];
+  const charts = await chartsOf(results, metrics);
+  const blocks = reportBlocks(results, charts);
+  for (const c of charts) writeFileSync(join(dir, c.file), c.markup);
+  writeFileSync(join(dir, 'report.md'), renderMarkdown(blocks));
+  writeFileSync(join(dir, 'report.html'), renderHtml(blocks, `${results.experiment}: ${results.title}`));
+  return ['report.md', 'report.html', ...charts.map((c) => c.file)];
+}

@@ -1,0 +1,336 @@
+// `tenantlab-experiment run NAME`: one experiment from its spec to its report.
+//   1. the plan (spec + QUICK + REPEAT) and the lab's fitness (up, quiet, groups, disk): any
+//      refusal is one line before anything is created
+//   2. every variant's layout built and loaded (same documents in each), settled and merged
+//   3. the measured windows, interleaved (ABCABC), each one k6 process plus Elasticsearch's
+//      own figures for the window
+//   4. results.json (the schema of src/results-schema.json), verdicts computed from the
+//      repetitions, report.md / report.html / SVG charts
+// Whatever happens (Ctrl-C, a failed repetition, a node gone) the indices and aliases the run
+// created are deleted, and what was measured is written, marked incomplete.
+import { createHash, randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { cpus, totalmem, type, release } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Client } from '@elastic/elasticsearch';
+import { experimentRunPrefix } from '@tenantlab/contract/naming';
+import { esReason } from '@tenantlab/contract/es-errors';
+import { generateTenants } from 'tenantlab-seed-data/src/generate/tenants.js';
+import { loadProfile } from 'tenantlab-seed-data/src/profiles.js';
+import { loadSpec, resolveSpec } from './spec.js';
+import { verdicts as computeVerdicts } from './verdict.js';
+import { summarize, validateResults } from './results.js';
+import { verdictLine, writeReport } from './report.js';
+import { textTable } from './compare.js';
+import { RunError } from './run/errors.js';
+import { groupsOf, requireDisk, requireQuiet, requireUp, requireVariantsFit } from './run/lab-check.js';
+import { createLayout, finishLayout, layoutFacts, layoutNames, loadLayout } from './run/layout.js';
+import { runK6 } from './run/workload.js';
+import { queueSampler, snapshot, windowFigures } from './run/es-stats.js';
+
+const LAB_ROOT = resolve(new URL('../../..', import.meta.url).pathname);
+const TENANT_PREFIX = 'exp';
+
+const flat = (v) => ({ name: v.name, ...v.settings });
+const nowIso = () => new Date().toISOString();
+const pad = (n) => String(n).padStart(2, '0');
+
+export function newRunId(d = new Date()) {
+  return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}t${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}-${randomBytes(2).toString('hex')}`;
+}
+
+function git(args) {
+  try {
+    return execFileSync('git', ['-C', LAB_ROOT, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function environment({ esVersion, k6Version, runtime, labEnvFile, data }) {
+  const commit = git(['rev-parse', 'HEAD']);
+  const dirty = commit && git(['status', '--porcelain', '--untracked-files=no']);
+  return {
+    machine: { cores: cpus().length, memory_bytes: totalmem(), cpu_model: cpus()[0]?.model ?? null, os: `${type()} ${release()}` },
+    runtime,
+    versions: {
+      elasticsearch: esVersion, k6: k6Version, node: process.version,
+      tenantlab: JSON.parse(readFileSync(join(LAB_ROOT, 'packages/experiments/package.json'), 'utf8')).version,
+    },
+    lab_env_sha256: existsSync(labEnvFile) ? createHash('sha256').update(readFileSync(labEnvFile)).digest('hex') : null,
+    git_commit: commit ? `${commit}${dirty ? '-dirty' : ''}` : null,
+    data,
+  };
+}
+
+/**
+ * Runs one experiment. Options: name, specDir, quick, repeat, esUrl, labMode ('own'|'running'),
+ * runtime, resultsRoot, k6 (binary), log (a line printer), signal (AbortSignal).
+ * Resolves to { dir, results }. Throws RunError (one line) when the run cannot start.
+ */
+export async function runExperiment(opts) {
+  const { name, specDir, quick, repeat, esUrl, labMode, runtime, resultsRoot, k6, log, signal } = opts;
+  const file = join(specDir, `${name}.yaml`);
+  const plan = resolveSpec(loadSpec(file), { quick, repeat });
+  const groupAttr = process.env.LAB_GROUP_ATTR || 'index_group';
+  const client = new Client({ node: esUrl, requestTimeout: 120000, maxRetries: 2 });
+  const started = Date.now();
+  const cpuAtStart = process.cpuUsage();
+
+  // ---- 1. the lab is fit: nothing is created before every check has passed
+  await requireUp(client, esUrl);
+  const quiet = await requireQuiet(client);
+  requireVariantsFit(plan.variants.map(flat), await groupsOf(client, groupAttr));
+  const profile = loadProfile(plan.dataset.profile);
+  const tenants = generateTenants({ seed: plan.dataset.seed, profile, scale: plan.dataset.scale, prefix: TENANT_PREFIX });
+  const documents = tenants.reduce((a, t) => a + t.expected_products, 0);
+  await requireDisk(client, { documents, variants: plan.variants.map(flat) });
+  const esVersion = (await client.info()).version.number;
+  const k6Version = (() => { try { return execFileSync(k6, ['version'], { encoding: 'utf8' }).trim().split('\n')[0]; } catch { return null; } })();
+
+  const runId = newRunId();
+  const dir = join(resultsRoot, name, runId);
+  mkdirSync(dir, { recursive: true });
+  const prefix = experimentRunPrefix(runId);
+  log(`experiment ${name}, run ${runId}${plan.quick ? ' (QUICK)' : ''}: ${plan.variants.length} variants x ${plan.repetitions} repetitions, ${documents} documents of ${tenants.length} stores each; lab: ${labMode} (${quiet.other_ops_per_s} other ops/s)`);
+  log(`  results: ${dir}`);
+
+  const results = {
+    schema_version: 1,
+    experiment: name,
+    title: plan.title,
+    hypothesis: plan.hypothesis,
+    source: plan.source,
+    run_id: runId,
+    started_at: new Date(started).toISOString(),
+    finished_at: null,
+    complete: false,
+    quick: plan.quick,
+    lab: { mode: labMode, es_url: esUrl },
+    environment: environment({ esVersion, k6Version, runtime, labEnvFile: process.env.LAB_ENV_FILE || join(LAB_ROOT, 'lab.env'),
+      data: { profile: plan.dataset.profile, scale: plan.dataset.scale, seed: plan.dataset.seed, stores: tenants.length, documents, bytes: null } }),
+    plan: { repetitions: plan.repetitions, confidence: plan.confidence, order: plan.order, workload: plan.workload, report: plan.report, expect: plan.expect },
+    variants: plan.variants.map((v) => ({ name: v.name, label: v.label ?? v.name, settings: v.settings, layout: null, ...(v.published ? { published: v.published } : {}), repetitions: [], summary: {} })),
+    verdicts: [],
+    runner: { cpu_percent: null, k6_cpu_percent: null, wall_seconds: null },
+  };
+  const byName = new Map(results.variants.map((v) => [v.name, v]));
+  const names = new Map(plan.variants.map((v) => [v.name, layoutNames(runId, flat(v), tenants)]));
+  let measuredCpu = 0, measuredK6Cpu = 0, measuredWall = 0;
+
+  const write = () => writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const check = () => { if (signal?.aborted) throw new RunError('interrupted', 130); };
+  try {
+    // ---- 2. layouts
+    for (const v of plan.variants) {
+      check();
+      const t0 = Date.now();
+      const n = names.get(v.name);
+      log(`building ${v.name}: ${v.settings.indices} x ${v.settings.shards} shards, ${v.settings.replicas} replica(s), group ${v.settings.group}, stores ${v.settings.assign}`);
+      await createLayout(client, { variant: flat(v), groupAttr, names: n });
+      const loaded = await loadLayout(client, { seed: plan.dataset.seed, tenants, names: n });
+      check();
+      await finishLayout(client, { variant: flat(v), names: n });
+      const facts = await layoutFacts(client, n);
+      if (facts.docs !== documents) throw new RunError(`variant ${v.name}: ${facts.docs} documents in its indices, ${documents} generated (${loaded} acknowledged): the layout is not the same dataset`, 1);
+      byName.get(v.name).layout = facts;
+      results.environment.data.bytes ??= facts.bytes;
+      log(`  ${v.name} ready in ${Math.round((Date.now() - t0) / 1000)}s: ${facts.docs} documents, ${facts.shard_count} shard copies, median shard ${Math.round(facts.median_shard_bytes / 1024)} KB`);
+    }
+    write();
+
+    // ---- 3. a warm-up pass over every variant (JIT, caches, page cache: without it the first
+    // round was several times slower than the next), then the measured windows, interleaved
+    for (const v of plan.variants) {
+      check();
+      log(`warm-up pass: ${v.name} (${plan.workload.ramp_up} + ${plan.workload.warmup}, not measured)`);
+      const warmDir = join(dir, 'repetitions', `00-warmup-${v.name}`);
+      mkdirSync(warmDir, { recursive: true });
+      try {
+        await runK6({ k6, script: join(LAB_ROOT, 'k6-scripts/experiment.js'), esUrl, workload: { ...plan.workload, measure: '1s' },
+          tenants: names.get(v.name).tenants, dir: warmDir, runId: `${runId}-warmup`, signal });
+      } finally {
+        rmSync(warmDir, { recursive: true, force: true });
+      }
+    }
+    results.plan.warmup_pass = true;
+    const rounds = new Map();
+    for (let i = 0; i < plan.order.length; i++) {
+      check();
+      const vname = plan.order[i];
+      const round = (rounds.get(vname) ?? 0) + 1;
+      rounds.set(vname, round);
+      const repDir = join(dir, 'repetitions', `${String(i + 1).padStart(2, '0')}-${vname}-r${round}`);
+      mkdirSync(repDir, { recursive: true });
+      log(`[${i + 1}/${plan.order.length}] ${vname}, repetition ${round}: ramp-up ${plan.workload.ramp_up}, warm-up ${plan.workload.warmup}, measuring ${plan.workload.measure}`);
+      const rep = { round, started_at: nowIso(), complete: false, figures: null, timeline: [] };
+      byName.get(vname).repetitions.push(rep);
+      let before = null, sampler = null, cpu0 = null;
+      try {
+        const out = await runK6({
+          k6, script: join(LAB_ROOT, 'k6-scripts/experiment.js'), esUrl, workload: plan.workload,
+          tenants: names.get(vname).tenants, dir: repDir, runId: `${runId}-${i + 1}`, signal,
+          onMeasureStart: () => {
+            cpu0 = process.cpuUsage();
+            snapshot(client).then((s) => { before = s; }).catch(() => {});
+            sampler = queueSampler(client);
+          },
+        });
+        const queueMax = sampler ? await sampler.stop() : null;
+        const after = await snapshot(client);
+        const cpu = process.cpuUsage(cpu0 ?? undefined);
+        measuredCpu += (cpu.user + cpu.system) / 1e6;
+        measuredK6Cpu += out.k6CpuSeconds ?? 0;
+        measuredWall += out.measureWallMs / 1000;
+        rep.figures = { ...out.figures, es: before ? windowFigures(before, after, queueMax) : null };
+        rep.timeline = out.timeline;
+        rep.complete = out.crossTenantHits === 0;
+        if (!rep.complete) rep.incomplete_reason = `${out.crossTenantHits} cross-tenant hits`;
+        const f = rep.figures;
+        log(`  ${f.requests} requests (${f.throughput_rps}/s), ${f.errors} errors, avg ${f.avg_ms} ms, p95 ${f.p95_ms} ms, p99 ${f.p99_ms} ms${f.dropped_iterations ? `, ${f.dropped_iterations} dropped` : ''}`);
+      } catch (err) {
+        if (sampler) await sampler.stop();
+        if (err instanceof RunError && err.exitCode === 130) throw err;
+        rep.incomplete_reason = err instanceof RunError ? err.message : esReason(err);
+        log(`  repetition failed: ${rep.incomplete_reason}`);
+      } finally {
+        rmSync(join(repDir, 'samples.json'), { force: true });
+      }
+    }
+    results.complete = results.variants.every((v) => v.repetitions.length === plan.repetitions && v.repetitions.every((r) => r.complete));
+    if (!results.complete) results.incomplete_reason = 'a repetition failed (see its incomplete_reason)';
+  } catch (err) {
+    results.complete = false;
+    results.incomplete_reason = err instanceof RunError ? err.message : `stopped: ${esReason(err)}`;
+    throw Object.assign(err, { resultsDir: dir, results });
+  } finally {
+    // ---- 4. results and report, whatever happened; the run's indices deleted
+    const problems = finalize(results, plan, { started, cpuAtStart, measuredCpu, measuredK6Cpu, measuredWall });
+    for (const p of problems) log(`warning: results.json does not follow its schema: ${p}`);
+    write();
+    try {
+      await writeReport(dir, results);
+    } catch (err) {
+      log(`report not written: ${err.message}`);
+    }
+    await deleteRunIndices(client, prefix, log);
+    await client.close();
+  }
+  return { dir, results };
+}
+
+function finalize(results, plan, { started, cpuAtStart, measuredCpu, measuredK6Cpu, measuredWall }) {
+  const metrics = plan.report?.metrics;
+  for (const v of results.variants) {
+    const done = v.repetitions.filter((r) => r.figures);
+    v.summary = summarize(done.map((r) => r.figures), metrics);
+  }
+  const figures = Object.fromEntries(results.variants.map((v) => [v.name, v.repetitions.map((r) => (r.figures && r.complete ? r.figures : null))]));
+  results.verdicts = computeVerdicts(plan, figures);
+  results.finished_at = nowIso();
+  const cores = cpus().length;
+  results.runner = {
+    // shares of the whole machine (all cores) during the measured windows
+    cpu_percent: measuredWall ? Math.round((measuredCpu / (measuredWall * cores)) * 1000) / 10 : null,
+    k6_cpu_percent: measuredWall ? Math.round((measuredK6Cpu / (measuredWall * cores)) * 1000) / 10 : null,
+    wall_seconds: Math.round((Date.now() - started) / 1000),
+    total_cpu_seconds: Math.round(((process.cpuUsage(cpuAtStart).user + process.cpuUsage(cpuAtStart).system) / 1e6) * 10) / 10,
+  };
+  return validateResults(results);
+}
+
+/**
+ * Deletes every index (and with it every alias) whose name starts with the run's prefix, by
+ * name: Elasticsearch refuses wildcard deletes (action.destructive_requires_name).
+ */
+export async function deleteRunIndices(client, prefix, log = () => {}) {
+  try {
+    const rows = await client.cat.indices({ index: `${prefix}*`, format: 'json', h: 'index', expand_wildcards: 'all' });
+    const indices = rows.map((r) => r.index).filter((i) => i.startsWith(prefix));
+    for (let i = 0; i < indices.length; i += 50) await client.indices.delete({ index: indices.slice(i, i + 50).join(',') });
+  } catch (err) {
+    log(`warning: could not delete the run's indices ${prefix}*: ${esReason(err)}; list them with: curl '<es>/_cat/indices/${prefix}*'`);
+  }
+}
+
+// ---- the `run` and `check` subcommands (bin/tenantlab-experiment) ----
+
+function parseRunArgs(argv) {
+  const o = { name: null, specDir: join(LAB_ROOT, 'experiments'), quick: false, repeat: undefined, labMode: 'running', esUrl: null, runtime: 'unknown', k6: 'k6', resultsRoot: join(LAB_ROOT, '.lab/results/experiments') };
+  const takes = { '--dir': 'specDir', '--repeat': 'repeat', '--lab': 'labMode', '--es-url': 'esUrl', '--runtime': 'runtime', '--k6': 'k6', '--results': 'resultsRoot' };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') o.quick = true;
+    else if (takes[a]) {
+      if (i + 1 >= argv.length) throw new RunError(`${a} needs a value`);
+      o[takes[a]] = argv[++i];
+    } else if (a.startsWith('--')) throw new RunError(`unknown option ${a}`);
+    else if (!o.name) o.name = a;
+    else throw new RunError(`one experiment at a time (got '${o.name}' and '${a}')`);
+  }
+  if (!o.name) throw new RunError('which experiment? e.g. run h2-split-index (list shows them)');
+  return o;
+}
+
+function requireKnown(o) {
+  const file = join(o.specDir, `${o.name}.yaml`);
+  if (!existsSync(file)) {
+    const known = readdirSafe(o.specDir).filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -5)).sort();
+    throw new RunError(`unknown experiment '${o.name}': pick one of ${known.join(', ') || '(none in experiments/)'}`);
+  }
+  return resolveSpec(loadSpec(file), { quick: o.quick, repeat: o.repeat });
+}
+
+function readdirSafe(dir) {
+  try { return readdirSync(dir); } catch { return []; }
+}
+
+/** `check NAME [--quick] [--repeat N]`: the spec and the plan are valid; nothing is contacted. */
+export function checkCli(argv) {
+  const plan = requireKnown(parseRunArgs(argv));
+  return `${plan.name}: ${plan.variants.length} variants x ${plan.repetitions} repetitions${plan.quick ? ' (QUICK)' : ''}`;
+}
+
+/** `run NAME --es-url URL ...`: the experiment; prints progress, then the table and verdicts. */
+export async function runCli(argv, log = (line) => process.stderr.write(`${line}\n`)) {
+  const o = parseRunArgs(argv);
+  requireKnown(o);
+  if (!o.esUrl) throw new RunError('--es-url is required (scripts/experiment passes the lab\'s)');
+  if (!/^http:\/\/(127\.\d+\.\d+\.\d+|localhost)(:\d+)?\/?$/.test(o.esUrl)) throw new RunError(`--es-url ${o.esUrl}: the lab is loopback-only; refusing to measure anything else`);
+  const abort = new AbortController();
+  let signals = 0;
+  const onSignal = (sig) => {
+    signals += 1;
+    if (signals > 1) process.exit(130);
+    log(`${sig}: stopping; deleting what this run created and writing what it measured (again to quit at once)`);
+    abort.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const { dir, results } = await runExperiment({ ...o, log, signal: abort.signal });
+    process.stdout.write(`${closingText(results)}\n`);
+    return { dir, results };
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}
+
+/** What the terminal shows at the end: each variant's figures (mean and spread), the verdicts. */
+export function closingText(results) {
+  const cell = (s) => (s && s.mean !== null && s.mean !== undefined ? `${s.mean.toFixed(1)} ± ${(s.stdev ?? 0).toFixed(1)}` : '-');
+  const rows = results.variants.map((v) => [v.label ?? v.name, v.layout?.primary_shards ?? '-', v.layout?.median_shard_bytes ? `${Math.round(v.layout.median_shard_bytes / 1024)} KB` : '-',
+    cell(v.summary.avg_ms), cell(v.summary.p95_ms), cell(v.summary.p99_ms), cell(v.summary.throughput_rps), `${v.repetitions.filter((r) => r.complete).length}/${v.repetitions.length}`]);
+  const table = textTable(['variant', 'shards', 'median shard', 'avg ms', 'p95 ms', 'p99 ms', 'req/s', 'reps'], rows, { right: [1, 2, 3, 4, 5, 6] });
+  const verdicts = results.verdicts.map((v) => `  ${verdictLine(v).replaceAll('**', '')}`);
+  return [
+    '',
+    `${results.experiment}${results.quick ? ' (QUICK)' : ''}: mean ± stdev over the repetitions${results.complete ? '' : ` — INCOMPLETE: ${results.incomplete_reason}`}`,
+    table,
+    '',
+    'verdicts:',
+    ...verdicts,
+  ].join('\n');
+}

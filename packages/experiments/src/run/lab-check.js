@@ -1,0 +1,87 @@
+// Is this lab fit to measure? Refuse rather than report skewed figures: the cluster answers and
+// is green, nothing relocates or initializes, no task is pending, nothing else searches or
+// indexes (sampled over a few seconds), every variant fits its index group, and the disk holds
+// the dataset. Each refusal is one line saying what to do.
+import { RunError } from './errors.js';
+import { esReason } from '@tenantlab/contract/es-errors';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export async function requireUp(client, esUrl) {
+  try {
+    return await client.cluster.health({ timeout: '5s' }, { requestTimeout: 10000, maxRetries: 0 });
+  } catch (err) {
+    throw new RunError(`the lab is not up: Elasticsearch does not answer at ${esUrl} (${esReason(err)}); start it with 'make up', or run with LAB=own`);
+  }
+}
+
+async function opCounts(client) {
+  const body = await client.transport.request({ method: 'GET', path: '/_nodes/stats/indices/search,indexing', querystring: { filter_path: 'nodes.*.indices.search.query_total,nodes.*.indices.indexing.index_total' } });
+  let search = 0, indexing = 0;
+  for (const n of Object.values(body.nodes ?? {})) {
+    search += n.indices?.search?.query_total ?? 0;
+    indexing += n.indices?.indexing?.index_total ?? 0;
+  }
+  return { search, indexing };
+}
+
+/** Refuses a lab that is busy (not green, moving shards, pending tasks, other load). */
+export async function requireQuiet(client, { sampleMs = 3000, maxOpsPerS = 2 } = {}) {
+  const h = await client.cluster.health({ timeout: '5s' });
+  if (h.status !== 'green') throw new RunError(`the lab is not quiet: the cluster is ${h.status}; wait for green (make status) before an experiment`);
+  if (h.relocating_shards || h.initializing_shards) {
+    throw new RunError(`the lab is not quiet: ${h.relocating_shards} shards relocating, ${h.initializing_shards} initializing; wait until they finish (a move or rebalance?)`);
+  }
+  if (h.number_of_pending_tasks) throw new RunError(`the lab is not quiet: ${h.number_of_pending_tasks} cluster tasks pending; try again when they are done`);
+  const a = await opCounts(client);
+  await sleep(sampleMs);
+  const b = await opCounts(client);
+  const rate = ((b.search - a.search) + (b.indexing - a.indexing)) / (sampleMs / 1000);
+  if (rate > maxOpsPerS) {
+    throw new RunError(`the lab is not quiet: ${Math.round(rate)} searches and writes per second from something else (a load test, a seed?); stop it, or run with LAB=own for a lab of the experiment's own`);
+  }
+  return { status: h.status, other_ops_per_s: Math.round(rate * 10) / 10 };
+}
+
+/** data nodes per index group (node attribute groupAttr), and in all */
+export async function groupsOf(client, groupAttr) {
+  const attrs = await client.cat.nodeattrs({ format: 'json', h: 'node,attr,value' });
+  const nodes = await client.cat.nodes({ format: 'json', h: 'name,node.role' });
+  const data = nodes.filter((n) => /[dhwcs]/.test(n['node.role'])).map((n) => n.name);
+  const groups = { all: data.length };
+  for (const a of attrs) if (a.attr === groupAttr && data.includes(a.node)) groups[a.value] = (groups[a.value] ?? 0) + 1;
+  return groups;
+}
+
+/** Every variant fits the lab: its group exists and holds replicas + 1 data nodes. */
+export function requireVariantsFit(variants, groups) {
+  for (const v of variants) {
+    const have = groups[v.group];
+    if (have === undefined) {
+      const known = Object.keys(groups).filter((g) => g !== 'all');
+      throw new RunError(`variant ${v.name}: no index group '${v.group}' in this lab (it has ${known.join(', ') || 'none'}; or 'all')`);
+    }
+    if (v.replicas + 1 > have) {
+      throw new RunError(`variant ${v.name}: ${v.replicas} replica(s) need ${v.replicas + 1} data nodes in group ${v.group}; the lab has ${have}`);
+    }
+  }
+}
+
+// A generated product is about 1.2 KB of source; indexed with its inverted index and doc values
+// about twice that on disk before merging. Generous on purpose: this only refuses hopeless runs.
+export const BYTES_PER_DOC_ON_DISK = 3000;
+
+/** The disk of the data nodes holds every variant's copies, with a 20% margin. */
+export async function requireDisk(client, { documents, variants }) {
+  const copies = variants.reduce((a, v) => a + (1 + v.replicas), 0);
+  const need = documents * BYTES_PER_DOC_ON_DISK * copies * 1.2;
+  const body = await client.transport.request({ method: 'GET', path: '/_nodes/stats/fs', querystring: { filter_path: 'nodes.*.fs.total.available_in_bytes,nodes.*.roles' } });
+  const avail = Object.values(body.nodes ?? {}).filter((n) => (n.roles ?? []).some((r) => r.startsWith('data'))).map((n) => n.fs?.total?.available_in_bytes ?? 0);
+  // nodes of one machine share a disk: the smallest free space is what the whole dataset gets
+  const free = avail.length ? Math.min(...avail) : 0;
+  if (free < need) {
+    const gb = (b) => (b / 1e9).toFixed(1);
+    throw new RunError(`too little disk: the dataset needs about ${gb(need)} GB (${documents} documents x ${copies} shard copies over the variants), the data nodes have ${gb(free)} GB free; use QUICK=1, a smaller dataset scale, or free space`);
+  }
+  return { need_bytes: Math.round(need), free_bytes: free };
+}

@@ -1,0 +1,136 @@
+// One repetition's load: k6 (the lab's pinned build) running k6-scripts/experiment.js against one
+// variant's aliases; its summary gives the measured window's figures and its JSON output the
+// latency over time. k6's own CPU use is sampled from /proc while it runs, to report it beside
+// the runner's.
+import { spawn } from 'node:child_process';
+import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { RunError } from './errors.js';
+
+const TICKS_PER_S = 100; // USER_HZ on Linux
+
+export function durationSeconds(d) {
+  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(String(d));
+  if (!m || d === '') throw new RunError(`'${d}' is not a duration like 30s or 2m`);
+  return (Number(m[1] ?? 0) * 3600) + (Number(m[2] ?? 0) * 60) + Number(m[3] ?? 0);
+}
+
+function cpuTicks(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]); // utime + stime (fields 14, 15)
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs k6 for one repetition. Returns { figures, timeline, k6CpuSeconds, measureWallMs, exitCode }.
+ * `signal` (AbortSignal) stops k6 at once (Ctrl-C of the run).
+ */
+export async function runK6({ k6, script, esUrl, workload, tenants, dir, runId, signal, onMeasureStart }) {
+  const tenantsFile = join(dir, 'tenants.json');
+  writeFileSync(tenantsFile, JSON.stringify(tenants));
+  const samples = join(dir, 'samples.json');
+  const env = {
+    PATH: process.env.PATH, HOME: process.env.HOME, K6_NO_USAGE_REPORT: 'true',
+    ES_URL: esUrl, TENANTS_FILE: tenantsFile, RESULTS_DIR: dir, RUN_ID: runId,
+    RAMP_UP: workload.ramp_up, WARMUP: workload.warmup, MEASURE: workload.measure,
+    THINK_MS: String(workload.think_ms ?? 0), PROFILE_TENANTS: String(tenants.length),
+  };
+  if (workload.model === 'open') env.RATE = String(workload.rate);
+  else env.VUS = String(workload.vus);
+  const warmupMs = (durationSeconds(workload.ramp_up) + durationSeconds(workload.warmup)) * 1000;
+  const measureMs = durationSeconds(workload.measure) * 1000;
+  const bound = warmupMs + measureMs + 300000;
+
+  const child = spawn(k6, ['run', '--quiet', '--no-color', '--out', `json=${samples}`, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (b) => { output += b; });
+  child.stderr.on('data', (b) => { output += b; });
+  // k6's CPU from its setup's end is not known from outside; the measured window starts
+  // warmupMs after the first iteration, near enough to after setup: sample then and at the end
+  const started = Date.now();
+  let atMeasure = null;
+  let last = null;
+  const poll = setInterval(() => {
+    const t = cpuTicks(child.pid);
+    if (t !== null) last = t;
+    if (atMeasure === null && Date.now() - started >= warmupMs) { atMeasure = { ticks: t, at: Date.now() }; onMeasureStart?.(); }
+  }, 250);
+  const kill = () => child.kill('SIGKILL');
+  signal?.addEventListener('abort', kill, { once: true });
+  const timer = setTimeout(kill, bound);
+  const exitCode = await new Promise((resolve) => child.on('close', (code, sig) => resolve(code ?? (sig ? 128 : 1))));
+  clearInterval(poll);
+  clearTimeout(timer);
+  signal?.removeEventListener('abort', kill);
+  if (signal?.aborted) throw new RunError('interrupted', 130);
+  // 0: every threshold held; 99: a threshold failed (the cross-tenant check): figures still count
+  if (exitCode !== 0 && exitCode !== 99) {
+    const tail = output.trim().split('\n').slice(-5).join(' | ');
+    throw new RunError(`k6 exited with status ${exitCode}: ${tail}`, 1);
+  }
+  const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+  const k6CpuSeconds = atMeasure?.ticks != null && last != null ? (last - atMeasure.ticks) / TICKS_PER_S : null;
+  return {
+    figures: figuresOf(summary, durationSeconds(workload.measure)),
+    timeline: await timelineOf(samples),
+    k6CpuSeconds,
+    measureWallMs: measureMs,
+    crossTenantHits: summary.metrics.cross_tenant_hits?.values?.count ?? 0,
+    exitCode,
+  };
+}
+
+const r2 = (v) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
+const QUERY_TYPES = ['category', 'category_page', 'search', 'detail', 'autocomplete'];
+
+/** The measured window's figures from k6's summary (submetrics tagged scenario:measure). */
+export function figuresOf(summary, measureSeconds) {
+  const m = summary.metrics;
+  const d = m['http_req_duration{scenario:measure}']?.values ?? {};
+  const requests = m['http_reqs{scenario:measure}']?.values?.count ?? 0;
+  const failedRate = m['http_req_failed{scenario:measure}']?.values;
+  const errors = failedRate?.passes ?? 0;
+  const byType = {};
+  for (const q of QUERY_TYPES) {
+    const v = m[`http_req_duration{scenario:measure,query_type:${q}}`]?.values;
+    if (v && v.count) byType[q] = { requests: v.count, avg_ms: r2(v.avg), p95_ms: r2(v['p(95)']) };
+  }
+  return {
+    requests,
+    throughput_rps: r2(requests / measureSeconds),
+    errors,
+    error_rate: requests ? r2(errors / requests) : null,
+    avg_ms: r2(d.avg), p50_ms: r2(d['p(50)'] ?? d.med), p95_ms: r2(d['p(95)']), p99_ms: r2(d['p(99)']), max_ms: r2(d.max),
+    dropped_iterations: m['dropped_iterations{scenario:measure}']?.values?.count ?? 0,
+    by_type: byType,
+  };
+}
+
+/** Per second of the measured window: requests/s, average and p95 latency (k6's JSON output). */
+export async function timelineOf(file) {
+  const points = [];
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.includes('"http_req_duration"') || !line.includes('"Point"')) continue;
+    const p = JSON.parse(line);
+    if (p.data?.tags?.scenario !== 'measure') continue;
+    points.push([Date.parse(p.data.time), p.data.value]);
+  }
+  // k6 writes the points of its VUs as they come, not in time order: seconds from the earliest
+  const t0 = points.reduce((m, [t]) => Math.min(m, t), Infinity);
+  const buckets = new Map();
+  for (const [t, value] of points) {
+    const s = Math.floor((t - t0) / 1000);
+    if (!buckets.has(s)) buckets.set(s, []);
+    buckets.get(s).push(value);
+  }
+  return [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([s, v]) => {
+    v.sort((a, b) => a - b);
+    return { t_s: s, rps: v.length, avg_ms: r2(v.reduce((a, x) => a + x, 0) / v.length), p95_ms: r2(v[Math.min(v.length - 1, Math.ceil(0.95 * v.length) - 1)]) };
+  });
+}

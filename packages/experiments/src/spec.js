@@ -1,0 +1,458 @@
+// Experiment spec files (experiments/<name>.yaml): read, check and default one; list a folder;
+// resolve a spec into the plan a run follows (QUICK=1's overrides, REPEAT). The format is
+// documented in this package's README. Validation is by hand rather than by a JSON Schema so
+// every mistake is ONE line naming the file, the field and what is allowed, and an unknown key (a
+// typo) is an error instead of a silently ignored setting.
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { SpecError } from './errors.js';
+import { DEFAULT_REPORT_METRICS, SETTINGS, columnDef, isMetric } from './metrics.js';
+
+const PROFILES_DIR = new URL('../../../seed-data/profiles/', import.meta.url);
+
+export const LIMITS = Object.freeze({
+  variants: [2, 12],
+  indices: [1, 16],
+  shards: [1, 64],
+  replicas: [0, 3],
+  segments: [1, 100],
+  repetitions: [1, 20],
+  confidence: [0.5, 0.999],
+  scale: [0, 100], // exclusive of 0, as the seeder's --scale
+  vus: [1, 1000],
+});
+const ASSIGN = ['all', 'odd-even', 'round-robin'];
+const SCENARIOS = ['storefront', 'replay'];
+const MODELS = ['closed', 'open'];
+const NAME = /^[a-z0-9][a-z0-9-]*$/;
+const GROUP = /^[a-z0-9][a-z0-9_-]*$/;
+// k6 durations: 30s, 2m, 1m30s, 500ms, 1h
+const DURATION = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
+const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+const UNIT_S = { ms: 0.001, s: 1, m: 60, h: 3600 };
+// Elasticsearch time values (index.refresh_interval), or -1 to turn refresh off
+const ES_TIME = /^\d+(?:d|h|m|s|ms|micros|nanos)$/;
+
+const TOP_KEYS = ['name', 'title', 'hypothesis', 'source', 'dataset', 'defaults', 'variants', 'workload', 'repetitions', 'confidence', 'report', 'expect'];
+const SOURCE_KEYS = ['title', 'url', 'table', 'setup', 'notes', 'published'];
+const DATASET_KEYS = ['profile', 'scale', 'seed', 'quick'];
+const DATASET_QUICK_KEYS = ['profile', 'scale', 'seed'];
+const VARIANT_KEYS = ['name', 'label', ...Object.keys(SETTINGS)];
+const WORKLOAD_RUN_KEYS = ['vus', 'think_ms', 'rate', 'ramp_up', 'warmup', 'measure'];
+const WORKLOAD_KEYS = ['scenario', 'model', ...WORKLOAD_RUN_KEYS, 'quick'];
+const REPORT_KEYS = ['metrics', 'table'];
+const EXPECT_KEYS = ['claim', 'metric', 'lower', 'higher', 'than', 'decreasing', 'increasing'];
+const WORKLOAD_DEFAULTS = { scenario: 'storefront', model: 'closed', vus: 8, think_ms: 0, rate: null, ramp_up: '30s', warmup: '60s', measure: '120s' };
+
+// Per-variant build allowance for estimatedSeconds: index creation, the seeder's load to green
+// and the force-merge. The seeder loads ~8.7k docs/s to green on the project's 2-core machine
+// (README, make bench-seed); a replica and the merge cost about as much again.
+const BUILD_FIXED_S = 20;
+const BUILD_DOCS_PER_S = 8000;
+
+/** The seed-data profiles a spec may name (seed-data/profiles/*.json). */
+export function profileNames() {
+  return readdirSync(PROFILES_DIR).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+}
+
+function profile(name) {
+  return JSON.parse(readFileSync(new URL(`${name}.json`, PROFILES_DIR), 'utf8'));
+}
+
+/** A file as the user sees it in a message: relative to the working directory when under it. */
+export function shownPath(file) {
+  const rel = relative(process.cwd(), resolve(file));
+  return rel && !rel.startsWith('..') ? rel : file;
+}
+
+// --- small checks; each throws the one-line SpecError -------------------------------------
+
+function got(v) {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'string') return JSON.stringify(v.length > 60 ? `${v.slice(0, 57)}...` : v);
+  return String(v);
+}
+
+/** Edit distance, for "did you mean" on a typo. */
+function distance(a, b) {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length];
+}
+
+class Checker {
+  constructor(file) {
+    this.file = file;
+  }
+
+  fail(path, message) {
+    throw new SpecError(this.file, path, message);
+  }
+
+  mapping(v, path, keys) {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) this.fail(path, `must be a mapping of ${keys.join(', ')} (got ${got(v)})`);
+    for (const key of Object.keys(v)) {
+      if (keys.includes(key)) continue;
+      const near = keys.filter((k) => distance(k, key) <= 2).sort((x, y) => distance(x, key) - distance(y, key))[0];
+      const at = path ? `${path}.${key}` : key;
+      this.fail(at, `unknown key${near ? `; did you mean ${near}?` : ''} (allowed: ${keys.join(', ')})`);
+    }
+    return v;
+  }
+
+  required(v, path, what) {
+    if (v === undefined || v === null) this.fail(path, `missing (${what})`);
+  }
+
+  text(v, path) {
+    if (typeof v !== 'string' || v.trim() === '') this.fail(path, `must be a non-empty text (got ${got(v)})`);
+    return v.trim();
+  }
+
+  integer(v, path, [min, max] = [1, Infinity]) {
+    if (!Number.isInteger(v) || v < min) {
+      const what = min === 1 ? 'a positive integer' : max === Infinity ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
+      this.fail(path, `must be ${what} (got ${got(v)})`);
+    }
+    if (v > max) this.fail(path, `must be at most ${max} (got ${got(v)})`);
+    return v;
+  }
+
+  number(v, path, [min, max], { exclusiveMin = false } = {}) {
+    const low = exclusiveMin ? v <= min : v < min;
+    if (typeof v !== 'number' || !Number.isFinite(v) || low || v > max) {
+      this.fail(path, `must be a number ${exclusiveMin ? `above ${min}` : `from ${min}`}${max === Infinity ? '' : ` ${exclusiveMin ? 'and at most' : 'to'} ${max}`} (got ${got(v)})`);
+    }
+    return v;
+  }
+
+  oneOf(v, path, allowed) {
+    if (!allowed.includes(v)) this.fail(path, `must be one of ${allowed.join(', ')} (got ${got(v)})`);
+    return v;
+  }
+
+  duration(v, path, { positive = false } = {}) {
+    if (typeof v !== 'string' || !DURATION.test(v)) this.fail(path, `must be a k6 duration like 30s, 2m or 1m30s (got ${got(v)})`);
+    if (positive && durationSeconds(v) <= 0) this.fail(path, `must be longer than 0s (got ${got(v)})`);
+    return v;
+  }
+
+  list(v, path, [min, max], what) {
+    if (!Array.isArray(v)) this.fail(path, `must be a list of ${what} (got ${got(v)})`);
+    if (v.length < min || v.length > max) {
+      this.fail(path, `must list ${max === Infinity ? `at least ${min}` : `${min} to ${max}`} ${what} (got ${v.length})`);
+    }
+    return v;
+  }
+}
+
+/** A k6 duration ("1m30s") -> seconds. */
+export function durationSeconds(d) {
+  let s = 0;
+  for (const [, n, unit] of String(d).matchAll(DURATION_PART)) s += Number(n) * UNIT_S[unit];
+  return s;
+}
+
+// --- the spec's sections ---------------------------------------------------------------------
+
+function checkSource(c, v, variantNames) {
+  const src = c.mapping(v, 'source', SOURCE_KEYS);
+  const out = { title: c.text(src.title, 'source.title') };
+  if (typeof src.url !== 'string' || !/^https?:\/\/\S+$/.test(src.url)) c.fail('source.url', `must be an http(s) address (got ${got(src.url)})`);
+  out.url = src.url;
+  for (const key of ['table', 'setup', 'notes']) if (src[key] !== undefined) out[key] = c.text(src[key], `source.${key}`);
+  if (src.published !== undefined) {
+    const pub = src.published;
+    if (pub === null || typeof pub !== 'object' || Array.isArray(pub)) c.fail('source.published', `must be a mapping of variant name -> { metric: figure } (got ${got(pub)})`);
+    out.published = {};
+    for (const [variant, figures] of Object.entries(pub)) {
+      const at = `source.published.${variant}`;
+      if (!variantNames.includes(variant)) c.fail(at, `not a variant of this spec (variants: ${variantNames.join(', ')})`);
+      if (figures === null || typeof figures !== 'object' || Array.isArray(figures)) c.fail(at, `must be a mapping of metric -> figure, e.g. { avg_ms: 223 } (got ${got(figures)})`);
+      out.published[variant] = {};
+      for (const [metric, figure] of Object.entries(figures)) {
+        if (!isMetric(metric)) c.fail(`${at}.${metric}`, 'not a metric name (e.g. avg_ms, p95_ms, throughput_rps; the README lists the names)');
+        out.published[variant][metric] = c.number(figure, `${at}.${metric}`, [0, Infinity]);
+      }
+    }
+  }
+  return out;
+}
+
+function checkDataset(c, v) {
+  const ds = c.mapping(v, 'dataset', DATASET_KEYS);
+  const names = profileNames();
+  const one = (d, path, base) => {
+    const out = { ...base };
+    if (d.profile !== undefined || !base.profile) {
+      c.required(d.profile, `${path}.profile`, `a seed-data profile: ${names.join(', ')}`);
+      out.profile = c.oneOf(d.profile, `${path}.profile`, names);
+    }
+    if (d.scale !== undefined) out.scale = c.number(d.scale, `${path}.scale`, LIMITS.scale, { exclusiveMin: true });
+    if (d.seed !== undefined) out.seed = c.integer(d.seed, `${path}.seed`, [0, Number.MAX_SAFE_INTEGER]);
+    return out;
+  };
+  const full = one(ds, 'dataset', { profile: undefined, scale: 1, seed: 1 });
+  const quick = ds.quick === undefined ? { ...full } : one(c.mapping(ds.quick, 'dataset.quick', DATASET_QUICK_KEYS), 'dataset.quick', full);
+  return { ...full, quick };
+}
+
+function checkSettings(c, s, path) {
+  const out = {};
+  if (s.indices !== undefined) out.indices = c.integer(s.indices, `${path}.indices`, LIMITS.indices);
+  if (s.shards !== undefined) out.shards = c.integer(s.shards, `${path}.shards`, LIMITS.shards);
+  if (s.replicas !== undefined) out.replicas = c.integer(s.replicas, `${path}.replicas`, LIMITS.replicas);
+  if (s.segments !== undefined) out.segments = c.integer(s.segments, `${path}.segments`, LIMITS.segments);
+  if (s.refresh_interval !== undefined) {
+    const r = s.refresh_interval;
+    if (!(r === -1 || r === '-1' || (typeof r === 'string' && ES_TIME.test(r)))) {
+      c.fail(`${path}.refresh_interval`, `must be an Elasticsearch time value like 1s, 500ms, 30s, or -1 (got ${got(r)})`);
+    }
+    out.refresh_interval = String(r);
+  }
+  if (s.group !== undefined) {
+    if (typeof s.group !== 'string' || !GROUP.test(s.group)) c.fail(`${path}.group`, `must be "all" or an index group name of lab.env such as g1 (got ${got(s.group)})`);
+    out.group = s.group;
+  }
+  if (s.assign !== undefined) out.assign = c.oneOf(s.assign, `${path}.assign`, ASSIGN);
+  return out;
+}
+
+function checkVariants(c, v, defaults) {
+  c.list(v, 'variants', LIMITS.variants, 'variants');
+  const seen = new Map();
+  return v.map((raw, i) => {
+    const path = `variants[${i}]`;
+    const item = c.mapping(raw, path, VARIANT_KEYS);
+    // a bare number (`name: 16`) is read by YAML as a number; it is still a fine name
+    const name = Number.isInteger(item.name) && item.name >= 0 ? String(item.name) : item.name;
+    c.required(name, `${path}.name`, 'a name like 1x8: lower-case letters, digits, dashes');
+    if (typeof name !== 'string' || !NAME.test(name)) c.fail(`${path}.name`, `must be a name like 1x8: lower-case letters, digits, dashes, starting with a letter or digit (got ${got(name)})`);
+    if (seen.has(name)) c.fail(`${path}.name`, `"${name}" is already the name of variants[${seen.get(name)}]`);
+    seen.set(name, i);
+    const label = item.label === undefined ? name : c.text(String(item.label), `${path}.label`);
+    const settings = { ...defaults, ...checkSettings(c, item, path) };
+    for (const key of Object.keys(SETTINGS)) {
+      if (settings[key] === undefined) c.fail(`${path}.${key}`, 'missing (set it here or in defaults)');
+    }
+    const { assign, indices } = settings;
+    if (assign === 'all' && indices !== 1) c.fail(`${path}.assign`, `all puts every store in one index, so indices must be 1 (got indices: ${indices}); use odd-even or round-robin`);
+    if (assign === 'odd-even' && indices !== 2) c.fail(`${path}.assign`, `odd-even needs indices: 2 (got indices: ${indices})`);
+    return { name, label, settings: Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, settings[k]])) };
+  });
+}
+
+function checkRun(c, w, path, base) {
+  const out = { ...base };
+  if (w.vus !== undefined) out.vus = c.integer(w.vus, `${path}.vus`, LIMITS.vus);
+  if (w.think_ms !== undefined) out.think_ms = c.number(w.think_ms, `${path}.think_ms`, [0, 600000]);
+  if (w.rate !== undefined) out.rate = w.rate === null ? null : c.number(w.rate, `${path}.rate`, [0, 100000], { exclusiveMin: true });
+  if (w.ramp_up !== undefined) out.ramp_up = c.duration(w.ramp_up, `${path}.ramp_up`);
+  if (w.warmup !== undefined) out.warmup = c.duration(w.warmup, `${path}.warmup`);
+  if (w.measure !== undefined) out.measure = c.duration(w.measure, `${path}.measure`, { positive: true });
+  // the model decides which knobs mean something: a knob of the other model is a mistake
+  if (out.model === 'closed' && out.rate !== null) c.fail(`${path}.rate`, `only for model: open (got ${got(out.rate)}); a closed model takes vus and think_ms`);
+  if (out.model === 'open') {
+    if (out.rate === null) c.fail(`${path}.rate`, 'missing (model: open needs a rate in requests/s)');
+    if (out.think_ms !== 0) c.fail(`${path}.think_ms`, `only for model: closed (got ${got(out.think_ms)}); an open model paces by rate`);
+  }
+  return out;
+}
+
+function checkWorkload(c, v) {
+  const w = c.mapping(v ?? {}, 'workload', WORKLOAD_KEYS);
+  const base = { ...WORKLOAD_DEFAULTS };
+  if (w.scenario !== undefined) base.scenario = c.oneOf(w.scenario, 'workload.scenario', SCENARIOS);
+  if (w.model !== undefined) base.model = c.oneOf(w.model, 'workload.model', MODELS);
+  const full = checkRun(c, w, 'workload', base);
+  const quick = w.quick === undefined ? { ...full } : checkRun(c, c.mapping(w.quick, 'workload.quick', WORKLOAD_RUN_KEYS), 'workload.quick', full);
+  return { ...full, quick };
+}
+
+function checkReport(c, v) {
+  const r = c.mapping(v ?? {}, 'report', REPORT_KEYS);
+  const names = (list, path, ok, what, one) => {
+    c.list(list, path, [1, 30], what);
+    list.forEach((m, i) => {
+      if (!ok(m)) c.fail(`${path}[${i}]`, `not ${one} (got ${got(m)}; the README lists the names)`);
+      if (list.indexOf(m) !== i) c.fail(`${path}[${i}]`, `${got(m)} is listed twice`);
+    });
+    return [...list];
+  };
+  const metrics = r.metrics === undefined ? [...DEFAULT_REPORT_METRICS] : names(r.metrics, 'report.metrics', isMetric, 'metric names', 'a metric name');
+  const table = r.table === undefined ? [...metrics] : names(r.table, 'report.table', (n) => columnDef(n) !== null, 'column names', 'a column name: a variant setting, a layout fact or a metric');
+  return { metrics, table };
+}
+
+function checkExpect(c, v, variantNames) {
+  c.list(v, 'expect', [1, 20], 'expected directions');
+  const variant = (name, path) => {
+    const n = Number.isInteger(name) ? String(name) : name;
+    if (!variantNames.includes(n)) c.fail(path, `must be a variant name: ${variantNames.join(', ')} (got ${got(name)})`);
+    return n;
+  };
+  return v.map((raw, i) => {
+    const path = `expect[${i}]`;
+    const e = c.mapping(raw, path, EXPECT_KEYS);
+    const claim = c.text(e.claim, `${path}.claim`);
+    c.required(e.metric, `${path}.metric`, 'a metric name such as p95_ms');
+    if (!isMetric(e.metric)) c.fail(`${path}.metric`, `not a metric name (got ${got(e.metric)}; e.g. avg_ms, p95_ms, throughput_rps)`);
+    const forms = ['lower', 'higher', 'decreasing', 'increasing'].filter((k) => e[k] !== undefined);
+    if (forms.length !== 1) {
+      c.fail(path, `give one direction: lower or higher (with than), or decreasing or increasing (got ${forms.length ? forms.join(' and ') : 'none'})`);
+    }
+    const [direction] = forms;
+    if (direction === 'lower' || direction === 'higher') {
+      c.required(e.than, `${path}.than`, `the variant ${direction === 'lower' ? 'expected slower' : 'expected lower'} to compare with`);
+      const subject = variant(e[direction], `${path}.${direction}`);
+      const than = variant(e.than, `${path}.than`);
+      if (subject === than) c.fail(`${path}.than`, `must be another variant than ${direction}: ${subject}`);
+      return { claim, metric: e.metric, form: 'pairwise', direction, variants: [subject, than] };
+    }
+    if (e.than !== undefined) c.fail(`${path}.than`, `only with lower or higher (a ${direction} trend lists its variants in order)`);
+    const list = c.list(e[direction], `${path}.${direction}`, [2, LIMITS.variants[1]], 'variant names in the expected order');
+    const order = list.map((n, j) => variant(n, `${path}.${direction}[${j}]`));
+    order.forEach((n, j) => {
+      if (order.indexOf(n) !== j) c.fail(`${path}.${direction}[${j}]`, `"${n}" is listed twice`);
+    });
+    return { claim, metric: e.metric, form: 'trend', direction, variants: order };
+  });
+}
+
+// --- public API --------------------------------------------------------------------------------
+
+/**
+ * Parsed YAML (an object) -> the validated spec with every default applied. `file` names the
+ * spec in messages and its base name must equal `name`.
+ */
+export function checkSpec(doc, file) {
+  const c = new Checker(shownPath(file));
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) c.fail(null, `must be a YAML mapping of ${TOP_KEYS.join(', ')} (got ${got(doc)})`);
+  c.mapping(doc, '', TOP_KEYS);
+  const base = basename(file).replace(/\.ya?ml$/, '');
+  c.required(doc.name, 'name', `the file's base name, ${base}`);
+  if (doc.name !== base) c.fail('name', `must equal the file's base name "${base}" (got ${got(doc.name)})`);
+  const title = c.text(doc.title, 'title');
+  const hypothesis = c.text(doc.hypothesis, 'hypothesis');
+  c.required(doc.source, 'source', 'the published experiment this reproduces: title, url, ...');
+  c.required(doc.dataset, 'dataset', 'profile, scale, seed');
+  const dataset = checkDataset(c, doc.dataset);
+
+  const builtin = Object.fromEntries(Object.entries(SETTINGS).filter(([, d]) => d.default !== undefined).map(([k, d]) => [k, d.default]));
+  const defaults = { ...builtin, ...checkSettings(c, c.mapping(doc.defaults ?? {}, 'defaults', Object.keys(SETTINGS)), 'defaults') };
+  c.required(doc.variants, 'variants', `${LIMITS.variants[0]} to ${LIMITS.variants[1]} layout variants`);
+  const variants = checkVariants(c, doc.variants, defaults);
+  const variantNames = variants.map((v) => v.name);
+  const source = checkSource(c, doc.source, variantNames);
+  const workload = checkWorkload(c, doc.workload);
+  const repetitions = doc.repetitions === undefined ? 3 : c.integer(doc.repetitions, 'repetitions', LIMITS.repetitions);
+  const confidence = doc.confidence === undefined ? 0.95 : c.number(doc.confidence, 'confidence', LIMITS.confidence);
+  const report = checkReport(c, doc.report);
+  c.required(doc.expect, 'expect', 'one or more expected directions');
+  const expect = checkExpect(c, doc.expect, variantNames);
+  return { file, name: base, title, hypothesis, source, dataset, defaults, variants, workload, repetitions, confidence, report, expect };
+}
+
+/** experiments/<name>.yaml -> the validated, defaulted spec; a SpecError (one line) otherwise. */
+export function loadSpec(file) {
+  const shown = shownPath(file);
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new SpecError(shown, null, err.code === 'ENOENT' ? 'no such file' : `cannot read: ${err.code ?? err.message}`);
+  }
+  let doc;
+  try {
+    doc = parseYaml(text, { prettyErrors: true });
+  } catch (err) {
+    const line = err.linePos?.[0]?.line;
+    const what = String(err.message).split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    throw new SpecError(shown, line ? `line ${line}` : null, `not valid YAML: ${what}`);
+  }
+  return checkSpec(doc, file);
+}
+
+/** Every *.yaml spec in dir, validated, sorted by name. The first broken one throws. */
+export function listSpecs(dir) {
+  let files;
+  try {
+    files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f));
+  } catch (err) {
+    throw new SpecError(shownPath(dir), null, err.code === 'ENOENT' ? 'no such folder of experiments' : `cannot read: ${err.code ?? err.message}`);
+  }
+  return files.map((f) => loadSpec(join(dir, f))).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * A spec -> the plan one run follows: QUICK's dataset and workload overrides applied when
+ * `quick`, `repeat` (REPEAT, a number or a string from the environment) replacing the
+ * repetitions, durations in seconds beside their k6 form, and the interleaved order of the
+ * measured windows (ABCABC: drift spreads across variants instead of landing on one).
+ */
+export function resolveSpec(spec, { quick = false, repeat } = {}) {
+  let repetitions = spec.repetitions;
+  if (repeat !== undefined && repeat !== null && repeat !== '') {
+    const n = typeof repeat === 'string' && /^\d+$/.test(repeat.trim()) ? Number(repeat) : repeat;
+    const [min, max] = LIMITS.repetitions;
+    if (!Number.isInteger(n) || n < min || n > max) throw new SpecError(null, 'REPEAT', `must be an integer from ${min} to ${max} (got ${got(repeat)})`);
+    repetitions = n;
+  }
+  const { quick: dq, ...dFull } = spec.dataset;
+  const dataset = { ...(quick ? dq : dFull) };
+  const p = profile(dataset.profile);
+  dataset.stores = p.stores;
+  dataset.products = Math.round(p.products * dataset.scale);
+  const { quick: wq, ...wFull } = spec.workload;
+  const w = quick ? wq : wFull;
+  const workload = {
+    ...w,
+    ramp_up_s: durationSeconds(w.ramp_up),
+    warmup_s: durationSeconds(w.warmup),
+    measure_s: durationSeconds(w.measure),
+  };
+  const order = [];
+  for (let round = 1; round <= repetitions; round++) for (const v of spec.variants) order.push(v.name);
+  return {
+    name: spec.name,
+    file: spec.file,
+    title: spec.title,
+    hypothesis: spec.hypothesis,
+    source: spec.source,
+    quick: Boolean(quick),
+    dataset,
+    variants: spec.variants.map((v) => ({ ...v, settings: { ...v.settings }, ...(spec.source.published?.[v.name] ? { published: { ...spec.source.published[v.name] } } : {}) })),
+    workload,
+    repetitions,
+    confidence: spec.confidence,
+    report: spec.report,
+    expect: spec.expect,
+    order,
+  };
+}
+
+/**
+ * Rough wall time of a plan in seconds: every measured window (ramp-up + warm-up + measure, once
+ * per variant per repetition) plus, per variant, building its layout (fixed part + the documents
+ * at the seeder's rate). For `list`; the runner's progress shows the real figure.
+ */
+export function estimatedSeconds(plan) {
+  const w = plan.workload;
+  const window = w.ramp_up_s + w.warmup_s + w.measure_s;
+  const build = BUILD_FIXED_S + plan.dataset.products / BUILD_DOCS_PER_S;
+  // the runner's warm-up pass: every variant once, ramp-up and warm-up, before the first round
+  const warmPass = w.ramp_up_s + w.warmup_s;
+  return Math.round(plan.variants.length * plan.repetitions * window + plan.variants.length * (build + warmPass));
+}

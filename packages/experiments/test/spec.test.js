@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parse } from 'yaml';
+import { SpecError } from '../src/errors.js';
+import { checkSpec, durationSeconds, estimatedSeconds, listSpecs, loadSpec, profileNames, resolveSpec, shownPath } from '../src/spec.js';
+
+const fixtures = new URL('./fixtures/specs/', import.meta.url).pathname;
+const fixture = (name) => join(fixtures, `${name}.yaml`);
+const experiments = new URL('../../../experiments/', import.meta.url).pathname;
+
+function throwsSpec(fn, message) {
+  assert.throws(fn, (err) => {
+    assert.ok(err instanceof SpecError, `a SpecError, got ${err.name}: ${err.message}`);
+    assert.equal(err.message, message);
+    assert.ok(!err.message.includes('\n'), 'one line');
+    assert.equal(err.exitCode, 2);
+    return true;
+  });
+}
+
+test('a minimal spec gets every default', () => {
+  const s = loadSpec(fixture('good-minimal'));
+  assert.equal(s.name, 'good-minimal');
+  assert.deepEqual(s.variants[0], {
+    name: 'a', label: 'a',
+    settings: { indices: 1, shards: 2, replicas: 1, refresh_interval: '1s', group: 'all', assign: 'all', segments: 1 },
+  });
+  assert.deepEqual(s.dataset, { profile: 'ci', scale: 1, seed: 1, quick: { profile: 'ci', scale: 1, seed: 1 } });
+  assert.equal(s.repetitions, 3);
+  assert.equal(s.confidence, 0.95);
+  assert.deepEqual(s.report.metrics, ['avg_ms', 'p50_ms', 'p95_ms', 'p99_ms', 'throughput_rps', 'error_rate']);
+  assert.deepEqual(s.report.table, s.report.metrics);
+  assert.deepEqual(s.expect, [{ claim: 'b is faster', metric: 'avg_ms', form: 'pairwise', direction: 'lower', variants: ['b', 'a'] }]);
+  assert.equal(s.workload.model, 'closed');
+  assert.equal(s.workload.vus, 8);
+  assert.equal(s.workload.rate, null);
+});
+
+test('a full spec: defaults section, open model, quick overrides, trend and higher forms', () => {
+  const s = loadSpec(fixture('good-open'));
+  assert.deepEqual(s.variants[2].settings, { indices: 3, shards: 1, replicas: 0, refresh_interval: '30s', group: 'g1', assign: 'round-robin', segments: 2 });
+  assert.equal(s.variants[0].settings.refresh_interval, '-1', '-1 from defaults, as a string');
+  assert.equal(s.variants[0].label, 'four');
+  assert.deepEqual(s.source.published, { s1: { avg_ms: 10, 'search.p95_ms': 30 } });
+  assert.deepEqual(s.expect.map((e) => [e.form, e.direction, e.variants]), [['trend', 'decreasing', ['s4', 's2', 's1']], ['pairwise', 'higher', ['s1', 's4']]]);
+
+  const full = resolveSpec(s);
+  assert.equal(full.quick, false);
+  assert.deepEqual([full.workload.rate, full.workload.ramp_up_s, full.workload.warmup_s, full.workload.measure_s], [50, 60, 90, 120]);
+  assert.deepEqual([full.dataset.profile, full.dataset.scale, full.dataset.seed, full.dataset.stores, full.dataset.products], ['ci', 0.5, 9, 20, 25000]);
+  assert.equal(full.repetitions, 5);
+  assert.deepEqual(full.variants.find((v) => v.name === 's1').published, { avg_ms: 10, 'search.p95_ms': 30 });
+
+  const quick = resolveSpec(s, { quick: true, repeat: '2' });
+  assert.equal(quick.quick, true);
+  assert.deepEqual([quick.workload.rate, quick.workload.measure, quick.workload.measure_s, quick.workload.ramp_up_s], [10, '500ms', 0.5, 60]);
+  assert.deepEqual([quick.dataset.scale, quick.dataset.seed, quick.dataset.products], [0.01, 9, 500]);
+  assert.equal(quick.repetitions, 2);
+  assert.deepEqual(quick.order, ['s4', 's2', 's1', 's4', 's2', 's1'], 'interleaved: ABCABC');
+});
+
+test('REPEAT overrides repetitions and is checked', () => {
+  const s = loadSpec(fixture('good-minimal'));
+  assert.equal(resolveSpec(s, { repeat: 7 }).repetitions, 7);
+  assert.equal(resolveSpec(s, { repeat: '' }).repetitions, 3, 'empty REPEAT: the spec decides');
+  throwsSpec(() => resolveSpec(s, { repeat: '0' }), 'REPEAT: must be an integer from 1 to 20 (got "0")');
+  throwsSpec(() => resolveSpec(s, { repeat: 'two' }), 'REPEAT: must be an integer from 1 to 20 (got "two")');
+  throwsSpec(() => resolveSpec(s, { repeat: 21 }), 'REPEAT: must be an integer from 1 to 20 (got 21)');
+});
+
+test('file-level errors: one line naming file, field and what is allowed', () => {
+  throwsSpec(() => loadSpec(fixture('bad-shards-zero')), `${shownPath(fixture('bad-shards-zero'))}: variants[2].shards: must be a positive integer (got 0)`);
+  throwsSpec(() => loadSpec(fixture('bad-typo')),
+    `${shownPath(fixture('bad-typo'))}: variants[1].shard: unknown key; did you mean shards? (allowed: name, label, indices, shards, replicas, refresh_interval, group, assign, segments)`);
+  throwsSpec(() => loadSpec(fixture('bad-name')), `${shownPath(fixture('bad-name'))}: name: must equal the file's base name "bad-name" (got "another-name")`);
+  throwsSpec(() => loadSpec(fixture('no-such-spec')), `${shownPath(fixture('no-such-spec'))}: no such file`);
+  assert.throws(() => loadSpec(fixture('bad-yaml')), (err) => {
+    assert.ok(err instanceof SpecError);
+    assert.match(err.message, /^\S*bad-yaml\.yaml: line \d+: not valid YAML: [^\n]+$/);
+    return true;
+  });
+});
+
+test('the shown path is relative to the working directory when under it', () => {
+  assert.equal(shownPath(join(process.cwd(), 'experiments/h1-shard-count.yaml')), 'experiments/h1-shard-count.yaml');
+  assert.equal(shownPath('/elsewhere/x.yaml'), '/elsewhere/x.yaml');
+});
+
+// Each kind of mistake, on the parsed minimal spec: [what to change, the exact message after "FILE: "]
+const base = parse(readFileSync(fixture('good-minimal'), 'utf8'));
+const cases = [
+  ['top-level typo', (d) => { d.variant = []; }, 'variant: unknown key; did you mean variants? (allowed: name, title, hypothesis, source, dataset, defaults, variants, workload, repetitions, confidence, report, expect)'],
+  ['missing title', (d) => { delete d.title; }, 'title: must be a non-empty text (got nothing)'],
+  ['missing dataset', (d) => { delete d.dataset; }, 'dataset: missing (profile, scale, seed)'],
+  ['unknown profile', (d) => { d.dataset.profile = 'huge'; }, `dataset.profile: must be one of ${profileNames().join(', ')} (got "huge")`],
+  ['scale 0', (d) => { d.dataset.scale = 0; }, 'dataset.scale: must be a number above 0 and at most 100 (got 0)'],
+  ['quick dataset typo', (d) => { d.dataset.quick = { scal: 0.1 }; }, 'dataset.quick.scal: unknown key; did you mean scale? (allowed: profile, scale, seed)'],
+  ['one variant', (d) => { d.variants = [d.variants[0]]; }, 'variants: must list 2 to 12 variants (got 1)'],
+  ['variants not a list', (d) => { d.variants = { a: 1 }; }, 'variants: must be a list of variants (got a mapping)'],
+  ['shards too many', (d) => { d.variants[1].shards = 65; }, 'variants[1].shards: must be at most 64 (got 65)'],
+  ['shards missing', (d) => { delete d.variants[0].shards; }, 'variants[0].shards: missing (set it here or in defaults)'],
+  ['shards as text', (d) => { d.variants[0].shards = '8'; }, 'variants[0].shards: must be a positive integer (got "8")'],
+  ['replicas 4', (d) => { d.variants[0].replicas = 4; }, 'variants[0].replicas: must be at most 3 (got 4)'],
+  ['replicas -1', (d) => { d.variants[0].replicas = -1; }, 'variants[0].replicas: must be an integer from 0 to 3 (got -1)'],
+  ['bad name', (d) => { d.variants[0].name = '1X8'; }, 'variants[0].name: must be a name like 1x8: lower-case letters, digits, dashes, starting with a letter or digit (got "1X8")'],
+  ['duplicate name', (d) => { d.variants[1].name = 'a'; }, 'variants[1].name: "a" is already the name of variants[0]'],
+  ['refresh interval', (d) => { d.variants[0].refresh_interval = '1 s'; }, 'variants[0].refresh_interval: must be an Elasticsearch time value like 1s, 500ms, 30s, or -1 (got "1 s")'],
+  ['group', (d) => { d.defaults = { group: 'G 1' }; }, 'defaults.group: must be "all" or an index group name of lab.env such as g1 (got "G 1")'],
+  ['assign', (d) => { d.variants[0].assign = 'odd'; }, 'variants[0].assign: must be one of all, odd-even, round-robin (got "odd")'],
+  ['all with two indices', (d) => { d.variants[0].indices = 2; }, 'variants[0].assign: all puts every store in one index, so indices must be 1 (got indices: 2); use odd-even or round-robin'],
+  ['odd-even with three', (d) => { Object.assign(d.variants[0], { indices: 3, assign: 'odd-even' }); }, 'variants[0].assign: odd-even needs indices: 2 (got indices: 3)'],
+  ['defaults typo', (d) => { d.defaults = { replica: 1 }; }, 'defaults.replica: unknown key; did you mean replicas? (allowed: indices, shards, replicas, refresh_interval, group, assign, segments)'],
+  ['source url', (d) => { d.source.url = 'example.org'; }, 'source.url: must be an http(s) address (got "example.org")'],
+  ['published of no variant', (d) => { d.source.published = { c: { avg_ms: 1 } }; }, 'source.published.c: not a variant of this spec (variants: a, b)'],
+  ['published metric', (d) => { d.source.published = { a: { avg: 1 } }; }, 'source.published.a.avg: not a metric name (e.g. avg_ms, p95_ms, throughput_rps; the README lists the names)'],
+  ['published figure', (d) => { d.source.published = { a: { avg_ms: 'fast' } }; }, 'source.published.a.avg_ms: must be a number from 0 (got "fast")'],
+  ['scenario', (d) => { d.workload = { scenario: 'browse' }; }, 'workload.scenario: must be one of storefront, replay (got "browse")'],
+  ['duration', (d) => { d.workload = { measure: '2 min' }; }, 'workload.measure: must be a k6 duration like 30s, 2m or 1m30s (got "2 min")'],
+  ['measure 0', (d) => { d.workload = { measure: '0s' }; }, 'workload.measure: must be longer than 0s (got "0s")'],
+  ['rate in a closed model', (d) => { d.workload = { rate: 20 }; }, 'workload.rate: only for model: open (got 20); a closed model takes vus and think_ms'],
+  ['open without rate', (d) => { d.workload = { model: 'open' }; }, 'workload.rate: missing (model: open needs a rate in requests/s)'],
+  ['think time in an open model', (d) => { d.workload = { model: 'open', rate: 5, think_ms: 100 }; }, 'workload.think_ms: only for model: closed (got 100); an open model paces by rate'],
+  ['quick vus', (d) => { d.workload = { quick: { vus: 0 } }; }, 'workload.quick.vus: must be a positive integer (got 0)'],
+  ['quick typo', (d) => { d.workload = { quick: { measur: '5s' } }; }, 'workload.quick.measur: unknown key; did you mean measure? (allowed: vus, think_ms, rate, ramp_up, warmup, measure)'],
+  ['repetitions 0', (d) => { d.repetitions = 0; }, 'repetitions: must be a positive integer (got 0)'],
+  ['repetitions 21', (d) => { d.repetitions = 21; }, 'repetitions: must be at most 20 (got 21)'],
+  ['confidence 1', (d) => { d.confidence = 1; }, 'confidence: must be a number from 0.5 to 0.999 (got 1)'],
+  ['report metric', (d) => { d.report = { metrics: ['avg_ms', 'p42'] }; }, 'report.metrics[1]: not a metric name (got "p42"; the README lists the names)'],
+  ['report metric twice', (d) => { d.report = { metrics: ['avg_ms', 'avg_ms'] }; }, 'report.metrics[1]: "avg_ms" is listed twice'],
+  ['report column', (d) => { d.report = { table: ['shards', 'speed'] }; }, 'report.table[1]: not a column name: a variant setting, a layout fact or a metric (got "speed"; the README lists the names)'],
+  ['no expectation', (d) => { d.expect = []; }, 'expect: must list 1 to 20 expected directions (got 0)'],
+  ['expectation metric', (d) => { d.expect[0].metric = 'speed'; }, 'expect[0].metric: not a metric name (got "speed"; e.g. avg_ms, p95_ms, throughput_rps)'],
+  ['expectation without direction', (d) => { delete d.expect[0].lower; }, 'expect[0]: give one direction: lower or higher (with than), or decreasing or increasing (got none)'],
+  ['expectation with two', (d) => { d.expect[0].decreasing = ['a', 'b']; }, 'expect[0]: give one direction: lower or higher (with than), or decreasing or increasing (got lower and decreasing)'],
+  ['expectation of no variant', (d) => { d.expect[0].than = 'c'; }, 'expect[0].than: must be a variant name: a, b (got "c")'],
+  ['expectation against itself', (d) => { d.expect[0].than = 'b'; }, 'expect[0].than: must be another variant than lower: b'],
+  ['than without pair', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', decreasing: ['a', 'b'], than: 'a' }; }, 'expect[0].than: only with lower or higher (a decreasing trend lists its variants in order)'],
+  ['trend repeats', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', decreasing: ['a', 'a'] }; }, 'expect[0].decreasing[1]: "a" is listed twice'],
+  ['trend of one', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', increasing: ['a'] }; }, 'expect[0].increasing: must list 2 to 12 variant names in the expected order (got 1)'],
+  ['expectation typo', (d) => { d.expect[0].lowr = 'b'; }, 'expect[0].lowr: unknown key; did you mean lower? (allowed: claim, metric, lower, higher, than, decreasing, increasing)'],
+  ['not a mapping', () => ['a'], 'must be a YAML mapping of name, title, hypothesis, source, dataset, defaults, variants, workload, repetitions, confidence, report, expect (got a list)'],
+];
+for (const [what, change, message] of cases) {
+  test(`spec error: ${what}`, () => {
+    const doc = structuredClone(base);
+    const changed = change(doc) ?? doc;
+    const file = fixture('good-minimal');
+    throwsSpec(() => checkSpec(changed, file), `${shownPath(file)}: ${message}`);
+  });
+}
+
+test('a bare number is a fine variant name', () => {
+  const doc = structuredClone(base);
+  doc.variants[0].name = 16;
+  doc.expect[0].than = 16;
+  const s = checkSpec(doc, fixture('good-minimal'));
+  assert.equal(s.variants[0].name, '16');
+  assert.deepEqual(s.expect[0].variants, ['b', '16']);
+});
+
+test('durations in seconds', () => {
+  assert.equal(durationSeconds('30s'), 30);
+  assert.equal(durationSeconds('2m'), 120);
+  assert.equal(durationSeconds('1m30s'), 90);
+  assert.equal(durationSeconds('500ms'), 0.5);
+  assert.equal(durationSeconds('1h'), 3600);
+});
+
+test('listSpecs: every spec of a folder, sorted by name; a broken one is an error', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'specs-'));
+  for (const name of ['good-open', 'good-minimal']) writeFileSync(join(dir, `${name}.yaml`), readFileSync(fixture(name)));
+  writeFileSync(join(dir, 'notes.txt'), 'not a spec');
+  assert.deepEqual(listSpecs(dir).map((s) => s.name), ['good-minimal', 'good-open']);
+  writeFileSync(join(dir, 'bad-typo.yaml'), readFileSync(fixture('bad-typo')));
+  assert.throws(() => listSpecs(dir), SpecError);
+  throwsSpec(() => listSpecs(join(dir, 'none')), `${shownPath(join(dir, 'none'))}: no such folder of experiments`);
+});
+
+test('the delivered experiments are valid and fit 20 minutes each in full', () => {
+  const specs = listSpecs(experiments);
+  assert.deepEqual(specs.map((s) => s.name), ['h1-shard-count', 'h2-split-index']);
+  for (const s of specs) {
+    const full = resolveSpec(s);
+    assert.ok(estimatedSeconds(full) <= 20 * 60, `${s.name}: ${estimatedSeconds(full)} s`);
+    assert.ok(estimatedSeconds(resolveSpec(s, { quick: true, repeat: 2 })) < 5 * 60);
+    assert.equal(full.repetitions, 3);
+    assert.deepEqual([full.dataset.profile, full.dataset.scale], ['demo', 0.2]);
+    assert.deepEqual([resolveSpec(s, { quick: true }).dataset.profile, resolveSpec(s, { quick: true }).dataset.scale], ['ci', 0.05]);
+  }
+  const h2 = specs[1];
+  assert.deepEqual(h2.variants.map((v) => [v.name, v.settings.indices, v.settings.shards, v.settings.assign]),
+    [['1x8', 1, 8, 'all'], ['2x4', 2, 4, 'odd-even'], ['1x16', 1, 16, 'all'], ['2x8', 2, 8, 'odd-even']]);
+  assert.deepEqual(specs[0].source.published, { s8: { avg_ms: 223, p95_ms: 720 }, s4: { avg_ms: 134, p95_ms: 600 } });
+});
+
+test('estimatedSeconds: windows per variant and repetition plus a build allowance and a warm-up pass per variant', () => {
+  const plan = resolveSpec(loadSpec(fixture('good-minimal')), { repeat: 2 });
+  // 2 variants x 2 repetitions x (30 + 60 + 120) s + 2 x (20 s + 50,000 docs / 8,000 docs/s + (30 + 60) s)
+  assert.equal(estimatedSeconds(plan), 2 * 2 * 210 + Math.round(2 * (20 + 50000 / 8000 + 90)));
+});

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { verdicts } from '../src/verdict.js';
+
+const pair = (direction = 'lower', confidence = 0.95) => ({
+  confidence,
+  expect: [{ claim: '2x4 answers faster than 1x8 (p95)', metric: 'p95_ms', form: 'pairwise', direction, variants: ['2x4', '1x8'] }],
+});
+const trend = (direction = 'decreasing') => ({
+  confidence: 0.95,
+  expect: [{ claim: 'fewer shards, faster', metric: 'avg_ms', form: 'trend', direction, variants: ['s16', 's8', 's4', 's2'] }],
+});
+const figs = (...p95s) => p95s.map((p) => ({ p95_ms: p, avg_ms: p / 2 }));
+
+test('pairwise reproduced: lower in every repetition, exact one-sided p = 0.05', () => {
+  const [v] = verdicts(pair(), { '2x4': figs(260, 270, 265), '1x8': figs(700, 720, 730) });
+  assert.equal(v.result, 'reproduced');
+  assert.equal(v.form, 'pairwise');
+  assert.equal(v.test, 'Mann-Whitney U, one-sided, exact');
+  assert.equal(v.confidence, 0.95);
+  assert.equal(v.p_value, 0.05);
+  assert.equal(v.p_value_opposite, 1);
+  assert.deepEqual(v.variants, ['2x4', '1x8']);
+  assert.equal(v.effect.ratio, 795 / 2150);
+  assert.ok(v.effect.ci_low <= v.effect.ratio && v.effect.ratio <= v.effect.ci_high);
+  assert.equal(v.reason, "2x4's p95_ms was below 1x8's in every repetition (mean 265 ms vs 717 ms, ratio 0.37): p = 0.05 <= 0.05");
+});
+
+test('pairwise not reproduced: the opposite direction is significant, said plainly', () => {
+  const [v] = verdicts(pair(), { '2x4': figs(800, 810, 790), '1x8': figs(700, 720, 730) });
+  assert.equal(v.result, 'not_reproduced');
+  assert.equal(v.p_value, 1);
+  assert.equal(v.p_value_opposite, 0.05);
+  assert.match(v.reason, /^the opposite held: 2x4's p95_ms was above 1x8's in every repetition .*: p = 0\.05 <= 0\.05 for the opposite direction$/);
+});
+
+test('pairwise inconclusive: overlapping repetitions', () => {
+  const [v] = verdicts(pair(), { '2x4': figs(700, 260, 735), '1x8': figs(700, 720, 730) });
+  assert.equal(v.result, 'inconclusive');
+  assert.ok(v.p_value > 0.05 && v.p_value_opposite > 0.05);
+  assert.match(v.reason, /^no clear difference: p = [\d.]+ for 2x4's p95_ms below 1x8's, [\d.]+ for above, both above 0\.05/);
+});
+
+test('pairwise inconclusive: 2 vs 2 repetitions can never reach 0.05, and the reason says how many are needed', () => {
+  const [v] = verdicts(pair(), { '2x4': figs(260, 270), '1x8': figs(700, 720) });
+  assert.equal(v.result, 'inconclusive');
+  assert.equal(v.p_value, 1 / 6);
+  assert.equal(v.reason, 'with 2 and 2 repetitions the smallest p a Mann-Whitney test can give is 0.167, above 0.05: run at least 3 repetitions of each (REPEAT=3) (mean 265 ms vs 710 ms)');
+  // at 80% confidence the same 2 vs 2 is enough
+  assert.equal(verdicts(pair('lower', 0.8), { '2x4': figs(260, 270), '1x8': figs(700, 720) })[0].result, 'reproduced');
+});
+
+test('higher: the expected direction is up', () => {
+  const plan = { confidence: 0.95, expect: [{ claim: 'more throughput', metric: 'throughput_rps', form: 'pairwise', direction: 'higher', variants: ['a', 'b'] }] };
+  const f = (...xs) => xs.map((x) => ({ throughput_rps: x }));
+  assert.equal(verdicts(plan, { a: f(300, 310, 320), b: f(200, 210, 220) })[0].result, 'reproduced');
+  assert.equal(verdicts(plan, { a: f(100, 110, 120), b: f(200, 210, 220) })[0].result, 'not_reproduced');
+});
+
+test('a missing figure (failed repetition) makes the verdict inconclusive, with the reason', () => {
+  const [v] = verdicts(pair(), { '2x4': [...figs(260, 270), null], '1x8': figs(700, 720, 730) });
+  assert.equal(v.result, 'inconclusive');
+  assert.equal(v.p_value, null);
+  assert.equal(v.effect, null);
+  assert.equal(v.test, 'Mann-Whitney U, one-sided, exact');
+  assert.equal(v.reason, "2x4 has no p95_ms figure for repetition 3 (failed or incomplete), so no test was run: a verdict needs every repetition");
+  const [w] = verdicts(pair(), { '2x4': figs(260, 270, 280), '1x8': [{ avg_ms: 3 }, ...figs(720, 730)] });
+  assert.match(w.reason, /^1x8 has no p95_ms figure for repetition 1/);
+  const [x] = verdicts(pair(), { '1x8': figs(700, 720, 730) });
+  assert.equal(x.reason, 'no repetition of 2x4 has figures, so no test was run: a verdict needs every repetition');
+});
+
+test('trend reproduced: Jonckheere-Terpstra, exact', () => {
+  const avg = (...xs) => xs.map((x) => ({ avg_ms: x }));
+  const [v] = verdicts(trend(), { s16: avg(741, 730, 760), s8: avg(518, 530, 500), s4: avg(304, 310, 300), s2: avg(223, 220, 230) });
+  assert.equal(v.result, 'reproduced');
+  assert.equal(v.form, 'trend');
+  assert.equal(v.test, 'Jonckheere-Terpstra, one-sided, exact');
+  assert.equal(v.statistic.j, 54);
+  assert.ok(Math.abs(v.p_value - 1 / 369600) < 1e-15);
+  assert.equal(v.effect.of, 's2/s16');
+  assert.match(v.reason, /^avg_ms fell along s16, s8, s4, s2 \(means 744, 516, 305, 224 ms; J = 54 of 54\): p = 2\.71e-6 <= 0\.05$/);
+});
+
+test('trend not reproduced and inconclusive', () => {
+  const avg = (...xs) => xs.map((x) => ({ avg_ms: x }));
+  const [up] = verdicts(trend(), { s16: avg(100, 110, 105), s8: avg(200, 210, 205), s4: avg(300, 310, 305), s2: avg(400, 410, 405) });
+  assert.equal(up.result, 'not_reproduced');
+  assert.match(up.reason, /^the opposite held: avg_ms rose along s16, s8, s4, s2/);
+  const [flat] = verdicts(trend(), { s16: avg(100, 300, 200), s8: avg(210, 110, 290), s4: avg(190, 305, 120), s2: avg(205, 115, 295) });
+  assert.equal(flat.result, 'inconclusive');
+  assert.match(flat.reason, /^no clear trend: p = [\d.]+ for avg_ms decreasing along s16, s8, s4, s2, [\d.]+ for increasing, both above 0\.05/);
+});
+
+test('trend with one repetition each: too few to ever reach the level', () => {
+  const avg = (x) => [{ avg_ms: x }];
+  const plan = { confidence: 0.99, expect: [{ claim: 'falls', metric: 'avg_ms', form: 'trend', direction: 'decreasing', variants: ['a', 'b', 'c'] }] };
+  // 2 each would give 1/90 = 0.011, still above 0.01: 3 each are needed
+  const [v] = verdicts(plan, { a: avg(3), b: avg(2), c: avg(1) });
+  assert.equal(v.result, 'inconclusive');
+  assert.match(v.reason, /^with 1, 1, 1 repetitions the smallest p a Jonckheere-Terpstra test can give is 0\.167, above 0\.01: run at least 3 repetitions of each \(REPEAT=3\)/);
+});
+
+test('one verdict per expectation, in the spec order, each with the fields results.json carries', () => {
+  const plan = { confidence: 0.95, expect: [...pair().expect, { ...pair().expect[0], claim: 'avg too', metric: 'avg_ms' }] };
+  const out = verdicts(plan, { '2x4': figs(260, 270, 265), '1x8': figs(700, 720, 730) });
+  assert.deepEqual(out.map((v) => v.claim), ['2x4 answers faster than 1x8 (p95)', 'avg too']);
+  for (const v of out) {
+    for (const key of ['claim', 'metric', 'form', 'variants', 'result', 'test', 'confidence', 'p_value', 'p_value_opposite', 'effect', 'reason']) assert.ok(key in v, key);
+  }
+});

@@ -1,0 +1,198 @@
+#!/usr/bin/env bats
+# Experiments (make experiment, packages/experiments) on the running test lab: every delivered
+# experiment with QUICK=1 REPEAT=2 writes a whole report (every variant and repetition, numeric
+# figures, a computed verdict per expected direction, valid SVG charts, results.json valid
+# against its schema) and leaves the lab's indices and aliases as they were; Ctrl-C cleans up and
+# still writes what was measured; bad input is one line, exit 2, nothing created. No test looks
+# at a timing or a verdict's value: figures come from full runs (experiments/results/).
+# About 6 minutes on 2 cores.
+
+bats_require_minimum_version 1.5.0
+
+CLI="packages/experiments/bin/tenantlab-experiment"
+
+setup_file() {
+  load ../lib/lab
+  cd "$REPO" || return 1
+  scripts/install/k6.sh >/dev/null
+}
+
+setup() {
+  load ../lib/lab
+  cd "$REPO" || return 1
+  unset NAME QUICK REPEAT LAB
+  RESULTS="$REPO/.lab/results/experiments"
+}
+
+# lab_state: the lab's indices and aliases, to compare before and after a run
+lab_state() {
+  es GET "/_cat/indices?h=index&s=index"
+  es GET "/_cat/aliases?h=alias,index&s=alias,index"
+}
+
+# quick_runs_here: the QUICK runs measure on native; under the compose run they would double
+# the suite's time for the same code path (k6 and the runner on the host, published ports)
+quick_runs_here() {
+  [[ "$(lab_runtime)" != compose ]] || skip "QUICK experiment runs: checked on the native test lab (same host-side runner and ports)"
+}
+
+# latest_run NAME: the newest run folder of NAME
+latest_run() { ls -d "$RESULTS/$1"/*/ 2>/dev/null | sort | tail -n 1; }
+
+# check_report DIR VARIANTS REPS EXPECTS: the structure of a finished run's report
+check_report() {
+  local dir="${1%/}" variants="$2" reps="$3" expects="$4" r="$1/results.json" svg n
+  [[ -s "$r" ]] || fail "no results.json in $dir"
+  run node --input-type=module -e '
+    const { readResults } = await import(process.argv[1]);
+    readResults(process.argv[2]);' "$REPO/packages/experiments/src/results.js" "$r"
+  assert_success
+  assert_equal "$(jq -r .complete "$r")" true
+  assert_equal "$(jq -r '.variants | length' "$r")" "$variants"
+  # every variant: REPEAT repetitions, each with numeric figures and Elasticsearch's own
+  n="$(jq --argjson reps "$reps" '[.variants[] | select((.repetitions | length) == $reps
+      and all(.repetitions[]; .complete and (.figures.requests > 0)
+        and ([.figures.avg_ms, .figures.p50_ms, .figures.p95_ms, .figures.p99_ms, .figures.throughput_rps] | all(type == "number"))
+        and (.figures.es.query_ms_per_query | type == "number") and (.timeline | length > 0)))] | length' "$r")"
+  assert_equal "$n" "$variants"
+  assert_equal "$(jq '[.variants[] | select(.layout.docs > 0 and .layout.primary_shards > 0)] | length' "$r")" "$variants"
+  # interleaved: the first round holds every variant once before any is repeated
+  assert_equal "$(jq -r --argjson v "$variants" '.plan.order[:$v] | unique | length' "$r")" "$variants"
+  # one computed verdict per expected direction
+  assert_equal "$(jq '[.verdicts[] | select(.result == "reproduced" or .result == "not_reproduced" or .result == "inconclusive")] | length' "$r")" "$expects"
+  assert_equal "$(jq '[.verdicts[] | select(.test | length > 0)] | length' "$r")" "$expects"
+  # environment and the runner's own figures
+  assert_equal "$(jq -r '[.environment.machine.cores, .environment.versions.elasticsearch, .environment.git_commit, .runner.wall_seconds] | all(. != null)' "$r")" true
+  # the report: every variant and a verdict line; charts are SVG that parse as XML
+  for v in $(jq -r '.variants[].name' "$r"); do grep -q -- "$v" "$dir/report.md" || fail "report.md does not name variant $v"; done
+  grep -Eq '\*\*(reproduced|not_reproduced|inconclusive)\*\*' "$dir/report.md" || fail "report.md has no verdict line"
+  grep -q '<svg' "$dir/report.html" || fail "report.html has no inline chart"
+  n=0
+  for svg in "$dir"/*.svg; do
+    python3 -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); sys.exit(d.documentElement.tagName != "svg")' "$svg" \
+      || fail "$svg is not a valid SVG document"
+    n=$((n + 1))
+  done
+  ((n >= 2)) || fail "fewer than 2 charts in $dir"
+}
+
+@test "experiments list: every experiment with its hypothesis, source, expected direction and time" {
+  run make -s experiments
+  assert_success
+  for f in experiments/*.yaml; do
+    assert_output --partial "$(basename "$f" .yaml)  (about"
+  done
+  assert_output --partial "source: "
+  assert_output --partial "expects: "
+}
+
+@test "h1-shard-count QUICK=1 REPEAT=2 on the running lab: a whole report, the lab as before" {
+  quick_runs_here
+  local before
+  before="$(lab_state)"
+  run make -s experiment NAME=h1-shard-count QUICK=1 REPEAT=2 LAB=running
+  assert_success
+  assert_output --partial "verdicts:"
+  check_report "$(latest_run h1-shard-count)" 4 2 2
+  assert_equal "$(lab_state)" "$before"
+}
+
+@test "h2-split-index QUICK=1 REPEAT=2 on the running lab: a whole report, the lab as before" {
+  quick_runs_here
+  local before dir
+  before="$(lab_state)"
+  run make -s experiment NAME=h2-split-index QUICK=1 REPEAT=2 LAB=running
+  assert_success
+  dir="$(latest_run h2-split-index)"
+  check_report "$dir" 4 2 4
+  # the split variants put odd store numbers in one index and even ones in the other
+  assert_equal "$(jq '[.variants[] | select(.name == "2x4") | .layout.indices | length][0]' "$dir/results.json")" 2
+  assert_equal "$(lab_state)" "$before"
+  # two runs side by side, with deltas
+  local first
+  first="$(ls -d "$RESULTS/h2-split-index"/*/ | sort | tail -n 2 | head -n 1)"
+  run make -s experiment-compare A="$first" B="$dir"
+  assert_success
+  assert_output --partial "Diff %"
+}
+
+@test "Ctrl-C during a run: what it created is deleted, what it measured is written, marked incomplete" {
+  quick_runs_here
+  local before log="$BATS_TEST_TMPDIR/run.log" pid dir deadline
+  before="$(lab_state)"
+  node "$CLI" run h2-split-index --quick --repeat 2 --lab running --es-url "$ES" --k6 "$(scripts/install/k6.sh)" --results "$RESULTS" >"$log" 2>&1 3>&- &
+  pid=$!
+  deadline=$((SECONDS + 240))
+  until grep -q '^\[2/' "$log"; do
+    ((SECONDS < deadline)) || { kill -KILL "$pid"; fail "the run did not reach its second repetition: $(tail -5 "$log")"; }
+    kill -0 "$pid" 2>/dev/null || fail "the run ended early: $(tail -5 "$log")"
+    sleep 1
+  done
+  kill -INT "$pid"
+  run wait "$pid"
+  assert_equal "$status" 130
+  grep -q "SIGINT: stopping" "$log" || fail "no word of the interruption: $(tail -5 "$log")"
+  assert_equal "$(lab_state)" "$before"
+  dir="$(latest_run h2-split-index)"
+  assert_equal "$(jq -r .complete "$dir/results.json")" false
+  assert_equal "$(jq -r .incomplete_reason "$dir/results.json")" interrupted
+  # the first repetition's figures were kept
+  [[ "$(jq '[.variants[].repetitions[] | select(.figures.requests > 0)] | length' "$dir/results.json")" -ge 1 ]] \
+    || fail "the measured repetition is missing from results.json"
+}
+
+@test "bad input: no NAME, unknown experiment, REPEAT, QUICK, LAB: one line, exit 2, nothing started" {
+  run make -s experiment
+  assert_failure 2
+  assert_output --partial "NAME= is required"
+  run make -s experiment NAME=h9-nothing
+  assert_failure 2
+  assert_output --partial "unknown experiment 'h9-nothing': pick one of h1-shard-count, h2-split-index"
+  run make -s experiment NAME=h2-split-index REPEAT=many
+  assert_failure 2
+  assert_output --partial "REPEAT: must be an integer"
+  run make -s experiment NAME=h2-split-index QUICK=yes
+  assert_failure 2
+  assert_output --partial "QUICK=yes"
+  run make -s experiment NAME=h2-split-index LAB=yours
+  assert_failure 2
+  assert_output --partial "LAB=yours"
+  assert_equal "$(lab_pids "$REPO/.lab/experiments")" ""
+}
+
+@test "a spec error names the file, the field and what is allowed" {
+  cp experiments/h2-split-index.yaml "$BATS_TEST_TMPDIR/h2-split-index.yaml"
+  sed -i 's/name: 1x8, indices: 1, shards: 8,/name: 1x8, indices: 1, shards: 0,/' "$BATS_TEST_TMPDIR/h2-split-index.yaml"
+  run node "$CLI" check h2-split-index --dir "$BATS_TEST_TMPDIR"
+  assert_failure 2
+  assert_output --regexp "h2-split-index.yaml: variants\[[0-9]+\]\.shards: must be a positive integer \(got 0\)"
+  assert_equal "${#lines[@]}" 1
+}
+
+@test "a variant the lab cannot hold, a lab that is not up, a lab that is not quiet: refused, nothing created" {
+  local before spec="$BATS_TEST_TMPDIR/h2-split-index.yaml" k6 port loop
+  before="$(lab_state)"
+  k6="$(scripts/install/k6.sh)"
+  # 2 replicas in an index group of two data nodes
+  sed 's/^\(\s*\)replicas: 1$/\1replicas: 2/; s/^\(\s*\)group: all$/\1group: g1/' experiments/h2-split-index.yaml >"$spec"
+  run node "$CLI" run h2-split-index --quick --dir "$BATS_TEST_TMPDIR" --lab running --es-url "$ES" --k6 "$k6"
+  assert_failure 2
+  assert_output --regexp "variant [0-9a-z]+: 2 replica\(s\) need 3 data nodes in group g1; the lab has 2"
+  assert_equal "$(lab_state)" "$before"
+
+  port="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"
+  run node "$CLI" run h2-split-index --quick --lab running --es-url "http://127.0.0.1:$port" --k6 "$k6"
+  assert_failure 2
+  assert_output --partial "the lab is not up: Elasticsearch does not answer at http://127.0.0.1:$port"
+
+  # another client searching while the experiment would measure (bounded: 20 s at most)
+  (for _ in $(seq 1 400); do curl -s -o /dev/null --max-time 2 "$ES/_search?size=0"; sleep 0.05; done) >/dev/null 2>&1 3>&- &
+  loop=$!
+  sleep 1
+  run node "$CLI" run h2-split-index --quick --lab running --es-url "$ES" --k6 "$k6"
+  kill "$loop" 2>/dev/null || true
+  wait "$loop" 2>/dev/null || true
+  assert_failure 2
+  assert_output --partial "the lab is not quiet:"
+  assert_equal "$(lab_state)" "$before"
+}
