@@ -46,7 +46,14 @@ wait_for_service() {
   port="$(service_field "$name" SERVICE_PORT)"
   url="http://$LAB_BIND:$port$(service_field "$name" SERVICE_HEALTH)"
   while ((SECONDS < deadline)); do
-    pid="$(running_pid "$name")" || { say "error: $name exited during startup"; return 1; }
+    if ! pid="$(running_pid "$name")"; then
+      # what the judgement rested on, so that a false "exited" (the pid file's identity against
+      # /proc) can be told from a real exit in the log tail the caller prints next
+      local holder
+      holder="$(port_holder "$port")"
+      say "error: $name exited during startup (pid file: '$(cat "$(pid_file "$name")" 2>/dev/null)'; port $port: ${holder:-free})"
+      return 1
+    fi
     if holds_port "$pid" "$port" && curl -fsS --max-time 3 -o /dev/null "$url" 2>/dev/null; then
       return 0
     fi

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { indexOfTenant, layoutNames } from '../src/run/layout.js';
 import { figuresOf, timelineOf, durationSeconds } from '../src/run/workload.js';
 import { windowFigures } from '../src/run/es-stats.js';
-import { requireVariantsFit } from '../src/run/lab-check.js';
+import { BYTES_PER_DOC_ON_DISK, diskVerdict, requireVariantsFit } from '../src/run/lab-check.js';
 import { newRunId } from '../src/run.js';
 
 const tenants = [0, 1, 2, 3, 4].map((index) => ({ index, id: `exp-000${index + 1}`, traffic_weight: 1, expected_products: 10 }));
@@ -86,4 +86,13 @@ test('a variant the lab cannot hold is refused with one line', () => {
   assert.doesNotThrow(() => requireVariantsFit([{ name: 'a', group: 'g1', replicas: 1 }, { name: 'b', group: 'all', replicas: 3 }], groups));
   assert.throws(() => requireVariantsFit([{ name: 'x', group: 'g1', replicas: 2 }], groups), /^RunError: variant x: 2 replica\(s\) need 3 data nodes in group g1; the lab has 2$/);
   assert.throws(() => requireVariantsFit([{ name: 'y', group: 'g9', replicas: 0 }], groups), /variant y: no index group 'g9' in this lab \(it has g1, g2; or 'all'\)/);
+});
+
+test('too little disk for the dataset is refused with one line; enough passes', () => {
+  const variants = [{ replicas: 1 }, { replicas: 0 }]; // 3 copies
+  const need = 1000 * BYTES_PER_DOC_ON_DISK * 3 * 1.2;
+  assert.deepEqual(diskVerdict({ documents: 1000, variants, freeBytes: [need * 2, need] }), { need_bytes: Math.round(need), free_bytes: need });
+  assert.throws(() => diskVerdict({ documents: 1000, variants, freeBytes: [need * 10, need - 1] }),
+    /^RunError: too little disk: the dataset needs about 0\.0 GB \(1000 documents x 3 shard copies over the variants\), the data nodes have 0\.0 GB free; use QUICK=1/);
+  assert.throws(() => diskVerdict({ documents: 1, variants, freeBytes: [] }), /too little disk/);
 });

@@ -25,9 +25,14 @@ async function opCounts(client) {
   return { search, indexing };
 }
 
-/** Refuses a lab that is busy (not green, moving shards, pending tasks, other load). */
-export async function requireQuiet(client, { sampleMs = 3000, maxOpsPerS = 2 } = {}) {
-  const h = await client.cluster.health({ timeout: '5s' });
+/**
+ * Refuses a lab that is busy (not green, moving shards, pending tasks, other load). A lab that is
+ * settling (a node just restarted) gets 30 s to finish first. The lab's own background is
+ * allowed: the allocator's observer sends one aggregation every few seconds (a few shard-level
+ * queries per second); a load test or a seed is hundreds.
+ */
+export async function requireQuiet(client, { sampleMs = 3000, maxOpsPerS = 25, settleTimeout = '30s' } = {}) {
+  const h = await client.cluster.health({ wait_for_status: 'green', wait_for_no_relocating_shards: true, wait_for_no_initializing_shards: true, timeout: settleTimeout }, { requestTimeout: 40000 });
   if (h.status !== 'green') throw new RunError(`the lab is not quiet: the cluster is ${h.status}; wait for green (make status) before an experiment`);
   if (h.relocating_shards || h.initializing_shards) {
     throw new RunError(`the lab is not quiet: ${h.relocating_shards} shards relocating, ${h.initializing_shards} initializing; wait until they finish (a move or rebalance?)`);
@@ -38,7 +43,7 @@ export async function requireQuiet(client, { sampleMs = 3000, maxOpsPerS = 2 } =
   const b = await opCounts(client);
   const rate = ((b.search - a.search) + (b.indexing - a.indexing)) / (sampleMs / 1000);
   if (rate > maxOpsPerS) {
-    throw new RunError(`the lab is not quiet: ${Math.round(rate)} searches and writes per second from something else (a load test, a seed?); stop it, or run with LAB=own for a lab of the experiment's own`);
+    throw new RunError(`the lab is not quiet: ${Math.round(rate)} shard searches and document writes per second from something else (a load test, a seed?); stop it, or run with LAB=own for a lab of the experiment's own`);
   }
   return { status: h.status, other_ops_per_s: Math.round(rate * 10) / 10 };
 }
@@ -71,17 +76,26 @@ export function requireVariantsFit(variants, groups) {
 // about twice that on disk before merging. Generous on purpose: this only refuses hopeless runs.
 export const BYTES_PER_DOC_ON_DISK = 3000;
 
-/** The disk of the data nodes holds every variant's copies, with a 20% margin. */
-export async function requireDisk(client, { documents, variants }) {
+/**
+ * Refuses a dataset the data nodes' disk cannot hold: every variant's copies (primary +
+ * replicas) with a 20% margin, against the smallest free space of a data node (the nodes of one
+ * machine share a disk, so that is what the whole dataset gets). Pure: the numbers in, a
+ * RunError or the figures out.
+ */
+export function diskVerdict({ documents, variants, freeBytes }) {
   const copies = variants.reduce((a, v) => a + (1 + v.replicas), 0);
   const need = documents * BYTES_PER_DOC_ON_DISK * copies * 1.2;
-  const body = await client.transport.request({ method: 'GET', path: '/_nodes/stats/fs', querystring: { filter_path: 'nodes.*.fs.total.available_in_bytes,nodes.*.roles' } });
-  const avail = Object.values(body.nodes ?? {}).filter((n) => (n.roles ?? []).some((r) => r.startsWith('data'))).map((n) => n.fs?.total?.available_in_bytes ?? 0);
-  // nodes of one machine share a disk: the smallest free space is what the whole dataset gets
-  const free = avail.length ? Math.min(...avail) : 0;
+  const free = freeBytes.length ? Math.min(...freeBytes) : 0;
   if (free < need) {
     const gb = (b) => (b / 1e9).toFixed(1);
     throw new RunError(`too little disk: the dataset needs about ${gb(need)} GB (${documents} documents x ${copies} shard copies over the variants), the data nodes have ${gb(free)} GB free; use QUICK=1, a smaller dataset scale, or free space`);
   }
   return { need_bytes: Math.round(need), free_bytes: free };
+}
+
+/** The disk of the data nodes holds every variant's copies (diskVerdict). */
+export async function requireDisk(client, { documents, variants }) {
+  const body = await client.transport.request({ method: 'GET', path: '/_nodes/stats/fs', querystring: { filter_path: 'nodes.*.fs.total.available_in_bytes,nodes.*.roles' } });
+  const freeBytes = Object.values(body.nodes ?? {}).filter((n) => (n.roles ?? []).some((r) => r.startsWith('data'))).map((n) => n.fs?.total?.available_in_bytes ?? 0);
+  return diskVerdict({ documents, variants, freeBytes });
 }
