@@ -31,19 +31,24 @@ run_bats() {
 # run_node_tests DIR SCRIPT: `npm run SCRIPT` in DIR (node --test: TAP when piped), counted
 # from the runner's own "# pass N" / "# fail N" / "# skipped N" summary, since TAP nests tests
 # under suites
+# A suite whose hook failed ends with "# fail 0" and its tests cancelled: its top-level
+# "not ok" lines count then, so a broken suite can never pass as zero tests.
 run_node_tests() {
-  local line summary=0 trimmed
+  local line summary=0 trimmed reported=0 top_failed=0
   while IFS= read -r line; do
     echo "$line"
     trimmed="${line#"${line%%[![:space:]]*}"}"
     case "$line" in
       "# pass "*) passed=$((passed + ${line#\# pass })) summary=1 ;;
-      "# fail "*) failed=$((failed + ${line#\# fail })) ;;
+      "# fail "*) reported=${line#\# fail } failed=$((failed + reported)) ;;
       "# skipped "*) skipped=$((skipped + ${line#\# skipped })) ;;
+      "not ok "*) top_failed=$((top_failed + 1)) ;;
     esac
     [[ "$trimmed" == "not ok "* ]] && failures+=("$1: ${trimmed#not ok }")
   done < <(cd "$LAB_ROOT/$1" && npm run --silent "$2" 2>&1)
   ((summary)) || fail_step "$1 npm run $2 ended without a test summary"
+  ((reported == 0 && top_failed > 0)) && failed=$((failed + top_failed))
+  return 0
 }
 
 # run_sub_harness CMD...: another harness (it ends with "N passed, N failed" and may list

@@ -123,14 +123,16 @@ check_report() {
   node "$CLI" run h2-split-index --quick --repeat 2 --lab running --es-url "$ES" --k6 "$(scripts/install/k6.sh)" --results "$RESULTS" >"$log" 2>&1 3>&- &
   pid=$!
   deadline=$((SECONDS + 240))
-  until grep -q '^\[2/' "$log"; do
+  until grep -qs '^\[2/' "$log"; do
     ((SECONDS < deadline)) || { kill -KILL "$pid"; fail "the run did not reach its second repetition: $(tail -5 "$log")"; }
     kill -0 "$pid" 2>/dev/null || fail "the run ended early: $(tail -5 "$log")"
     sleep 1
   done
   kill -INT "$pid"
-  run wait "$pid"
-  assert_equal "$status" 130
+  # not `run wait`: run's subshell is not the runner's parent
+  local rc=0
+  wait "$pid" || rc=$?
+  assert_equal "$rc" 130
   grep -q "SIGINT: stopping" "$log" || fail "no word of the interruption: $(tail -5 "$log")"
   assert_equal "$(lab_state)" "$before"
   dir="$(latest_run h2-split-index)"
