@@ -1,14 +1,6 @@
-// Seeded PRNG (mulberry32) so a failing property names a seed that reproduces it.
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Seeded PRNG (mulberry32) so a failing property names a seed that reproduces it: the one the
+// experiments' statistics use (packages/experiments/src/stats.js has no imports of its own).
+export { mulberry32 as rng } from '@tenantlab/experiments/stats';
 
 /** A storefront-like mix: mostly small stores, a long tail of big ones, traffic independent of size. */
 export function tenantMix(rand, n, { bigShare = 0.02, maxSmall = 20000, maxBig = 300000 } = {}) {
