@@ -148,7 +148,7 @@ export async function runExperiment(opts) {
       const warmDir = join(dir, 'repetitions', `00-warmup-${v.name}`);
       mkdirSync(warmDir, { recursive: true });
       try {
-        await runK6({ k6, script: join(LAB_ROOT, 'k6-scripts/experiment.js'), esUrl, workload: { ...plan.workload, measure: '1s' },
+        await runK6({ k6, script: join(LAB_ROOT, 'k6-scripts/experiment.js'), esUrl, workload: { ...plan.workload, measure: '1s', measure_s: 1 },
           tenants: names.get(v.name).tenants, dir: warmDir, runId: `${runId}-warmup`, signal });
       } finally {
         rmSync(warmDir, { recursive: true, force: true });
@@ -230,12 +230,13 @@ function finalize(results, plan, { started, cpuAtStart, measuredCpu, measuredK6C
   results.verdicts = computeVerdicts(plan, figures);
   results.finished_at = nowIso();
   const cores = cpus().length;
+  const used = process.cpuUsage(cpuAtStart);
   results.runner = {
     // shares of the whole machine (all cores) during the measured windows
     cpu_percent: measuredWall ? Math.round((measuredCpu / (measuredWall * cores)) * 1000) / 10 : null,
     k6_cpu_percent: measuredWall ? Math.round((measuredK6Cpu / (measuredWall * cores)) * 1000) / 10 : null,
     wall_seconds: Math.round((Date.now() - started) / 1000),
-    total_cpu_seconds: Math.round(((process.cpuUsage(cpuAtStart).user + process.cpuUsage(cpuAtStart).system) / 1e6) * 10) / 10,
+    total_cpu_seconds: Math.round(((used.user + used.system) / 1e6) * 10) / 10,
   };
   return validateResults(results);
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { indexOfTenant, layoutNames } from '../src/run/layout.js';
-import { figuresOf, timelineOf, durationSeconds } from '../src/run/workload.js';
+import { figuresOf, timelineOf } from '../src/run/workload.js';
 import { windowFigures } from '../src/run/es-stats.js';
 import { BYTES_PER_DOC_ON_DISK, diskVerdict, requireVariantsFit } from '../src/run/lab-check.js';
 import { newRunId } from '../src/run.js';
@@ -63,10 +63,6 @@ test('k6 JSON output (points out of time order) -> per-second timeline of the me
   ]);
 });
 
-test('durations', () => {
-  assert.equal(durationSeconds('1m30s'), 90);
-  assert.throws(() => durationSeconds('soon'), /not a duration/);
-});
 
 test('ES stats window: per-query times, rejections, GC, CPU per node', () => {
   const node = (q, qms, f, fms, rej, gc, cpu) => ({ query: q, queryMs: qms, fetch: f, fetchMs: fms, rejected: rej, gcMs: gc, cpuMs: cpu });

@@ -10,12 +10,6 @@ import { RunError } from './errors.js';
 
 const TICKS_PER_S = 100; // USER_HZ on Linux
 
-export function durationSeconds(d) {
-  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(String(d));
-  if (!m || d === '') throw new RunError(`'${d}' is not a duration like 30s or 2m`);
-  return (Number(m[1] ?? 0) * 3600) + (Number(m[2] ?? 0) * 60) + Number(m[3] ?? 0);
-}
-
 function cpuTicks(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -42,8 +36,9 @@ export async function runK6({ k6, script, esUrl, workload, tenants, dir, runId, 
   };
   if (workload.model === 'open') env.RATE = String(workload.rate);
   else env.VUS = String(workload.vus);
-  const warmupMs = (durationSeconds(workload.ramp_up) + durationSeconds(workload.warmup)) * 1000;
-  const measureMs = durationSeconds(workload.measure) * 1000;
+  // the plan's durations in seconds (spec.js resolveSpec), beside their k6 form
+  const warmupMs = (workload.ramp_up_s + workload.warmup_s) * 1000;
+  const measureMs = workload.measure_s * 1000;
   const bound = warmupMs + measureMs + 300000;
 
   const child = spawn(k6, ['run', '--quiet', '--no-color', '--out', `json=${samples}`, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -76,7 +71,7 @@ export async function runK6({ k6, script, esUrl, workload, tenants, dir, runId, 
   const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
   const k6CpuSeconds = atMeasure?.ticks != null && last != null ? (last - atMeasure.ticks) / TICKS_PER_S : null;
   return {
-    figures: figuresOf(summary, durationSeconds(workload.measure)),
+    figures: figuresOf(summary, workload.measure_s),
     timeline: await timelineOf(samples),
     k6CpuSeconds,
     measureWallMs: measureMs,
