@@ -38,24 +38,33 @@ node_settings() {
   echo "cluster.routing.allocation.disk.watermark.low=$ES_DISK_WATERMARK_LOW"
   echo "cluster.routing.allocation.disk.watermark.high=$ES_DISK_WATERMARK_HIGH"
   echo "cluster.routing.allocation.disk.watermark.flood_stage=$ES_DISK_WATERMARK_FLOOD"
+  # A shaped node sizes its thread pools from its share of the machine, as a small machine
+  # would (shape.js: the quota, else its CPU count); the JVM alone would see every core under
+  # taskset's affinity on some JDKs, and rounds a fractional quota up. SHAPE=off: none set
+  local processors
+  processors="$(node_var "$node" PROCESSORS_APPLIED)"
+  [[ -n "$processors" ]] && echo "node.processors=$processors"
+  return 0
 }
 
-# ES_HEAP (512m, 1g, 1536m...) halved, in MiB
+# HEAP (512m, 1g, 1536m...) halved, in MiB
 half_of_heap_mb() {
-  local n="${ES_HEAP%[mMgG]}" unit="${ES_HEAP: -1}"
+  local n="${1%[mMgG]}" unit="${1: -1}"
   [[ "$n" =~ ^[0-9]+$ ]] || { echo 256; return; }
   case "$unit" in g | G) echo $((n * 512)) ;; *) echo $((n / 2)) ;; esac
 }
 
 jvm_options() {
-  local node="$1"
+  # HEAP: the node's own (<KEY>_HEAP through shape.js), else ES_HEAP. The local compose image
+  # calls this too, with nothing of the lab's config but ES_HEAP
+  local node="$1" heap="${2:-$ES_HEAP}"
   # The flags the distribution's jvm.options and launcher would add, plus what running the
   # server jars off the module path needs (see shared notes: native-elasticsearch.md)
   echo "-Dtenantlab.lab=$LAB_DIR"
-  echo "-Xms$ES_HEAP"
-  echo "-Xmx$ES_HEAP"
+  echo "-Xms$heap"
+  echo "-Xmx$heap"
   # As the distribution's launcher does: direct (netty) buffers get at most half the heap
-  echo "-XX:MaxDirectMemorySize=$(half_of_heap_mb)m"
+  echo "-XX:MaxDirectMemorySize=$(half_of_heap_mb "$heap")m"
   echo "-XX:+UseG1GC"
   echo "-Xss1m"
   echo "-XX:-OmitStackTraceInFastThrow"
@@ -80,14 +89,17 @@ jvm_options() {
 }
 
 start_node() {
-  local node="$1" java_home="$2" args=()
+  local node="$1" java_home="$2" args=() prefix=()
   mkdir -p "$RUN_DIR" "$LOG_DIR/$node" "$DATA_DIR/$node" "$LAB_DIR/tmp/$node"
-  mapfile -t args < <(jvm_options "$node"; echo org.tenantlab.nativeruntime.LabNode; node_settings "$node")
+  mapfile -t args < <(jvm_options "$node" "$(node_var "$node" HEAP_APPLIED)"; echo org.tenantlab.nativeruntime.LabNode; node_settings "$node")
+  # its size (shape.sh): cgroup-exec or taskset in front of java, which both exec in place
+  mapfile -t prefix < <(shape_prefix "$node")
   echo "=== $(date -Is) starting $node" >>"$(log_file "$node")"
-  spawn_detached "$(log_file "$node")" "$java_home/bin/java" "${args[@]}" >"$(pid_file "$node")"
+  spawn_detached "$(log_file "$node")" "${prefix[@]}" "$java_home/bin/java" "${args[@]}" >"$(pid_file "$node")"
 }
 
 # stop_node NODE [SIGNAL]: TERM lets the node close its shards cleanly; KILL is the fault drill
 stop_node() {
   stop_name "$1" "${2:-TERM}" 30
+  remove_node_cgroup "$1"
 }

@@ -29,3 +29,26 @@ wait_cluster_complete() {
 
 # rss_of PID: resident memory in MiB, empty if the process is gone
 rss_of() { ps -o rss= -p "$1" 2>/dev/null | awk '{printf "%d", $1/1024}'; }
+
+# "NAME ALLOCATED_PROCESSORS CPU_PERCENT" per node, as Elasticsearch reports them (the
+# processors its thread pools are sized from; the process's CPU use now, 100 = one core)
+node_cpu_use() {
+  local os stats
+  os="$(es_get "/_nodes/os?filter_path=nodes.*.name,nodes.*.os.allocated_processors")" || return 0
+  stats="$(es_get "/_nodes/stats/process?filter_path=nodes.*.name,nodes.*.process.cpu.percent")" || return 0
+  jq -rn --argjson os "$os" --argjson st "$stats" '
+    ($st.nodes // {} | to_entries | map({(.value.name): .value.process.cpu.percent}) | add // {}) as $cpu
+    | $os.nodes // {} | to_entries[] | "\(.value.name) \(.value.os.allocated_processors) \($cpu[.value.name] // "-")"'
+}
+
+# print_node_sizes: stdin "NODE CPUSET CPUS MEM_MB" (each read back from the kernel or the
+# engine, '-' for no limit) -> the size table of `make status`, with Elasticsearch's view
+print_node_sizes() {
+  local use node cpuset cpus mem procs pct
+  use="$(node_cpu_use)"
+  printf '%-12s %-8s %-6s %-8s %-11s %s\n' NODE CPUSET CPUS MEM_MB PROCESSORS CPU_NOW
+  while read -r node cpuset cpus mem; do
+    read -r _ procs pct < <(grep "^$node " <<<"$use" || echo "$node - -")
+    printf '%-12s %-8s %-6s %-8s %-11s %s\n' "$node" "$cpuset" "$cpus" "$mem" "$procs" "$([[ "$pct" == - ]] && echo - || echo "$pct%")"
+  done
+}

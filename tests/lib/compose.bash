@@ -12,11 +12,17 @@ clean_env() { (cd "$REPO" && env -i PATH="$PATH" HOME="$HOME" "$@"); }
 # The -f arguments: compose/bin/lab's own list, so the tests and the driver cannot differ
 compose_files() { clean_env "$REPO/compose/bin/lab" files; }
 
-# compose_model FILE: writes the resolved model (JSON) of the lab's files to FILE
+# "${SHAPED[@]}" CMD...: CMD with the shape compose/bin/lab exports when no engine answers
+# (lab.env's node sizes resolved on this machine's CPUs: packages/contract/src/shape.js)
+# shellcheck disable=SC2016 # expanded by the inner bash
+SHAPED=(bash -c 'eval "$(node packages/contract/bin/topology shape --cpus "0-$(($(nproc) - 1))")" && exec "$@"' shaped)
+
+# compose_model FILE: writes the resolved model (JSON) of the lab's files to FILE, shaped as
+# compose/bin/lab runs it
 compose_model() {
   local files
   mapfile -t files < <(compose_files)
-  clean_env "$DC" --project-directory "$REPO" "${files[@]}" --env-file lab.env config --format json >"$1"
+  clean_env "${SHAPED[@]}" "$DC" --project-directory "$REPO" "${files[@]}" --env-file lab.env config --format json >"$1"
 }
 
 # env_value KEY: the value lab.env itself gives KEY

@@ -49,10 +49,12 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
   assert_equal "$stderr" ""
 }
 
-@test "every variable the compose files use is a key of lab.env" {
-  local var missing=()
+@test "every variable the compose files use is a key of lab.env, or a node size the shape resolves" {
+  local var missing=() applied
+  # the <KEY>_*_APPLIED values compose/bin/lab exports (packages/contract/src/shape.js)
+  applied="$(clean_env node packages/contract/bin/topology shape --cpus 0-1 | sed -n 's/^export \([A-Z0-9_]*\)=.*/\1/p')"
   while read -r var; do
-    grep -q "^$var=" lab.env || missing+=("$var")
+    grep -q "^$var=" lab.env || grep -qx "$var" <<<"$applied" || missing+=("$var")
   done < <(cat compose/docker-compose.yml compose/nodes.generated.yml compose/extensions/*/*-compose.yml | grep -v '^[[:space:]]*#' \
     | grep -o '\${[A-Za-z_][A-Za-z0-9_]*' | cut -c3- | sort -u)
   assert_equal "${missing[*]}" ""
@@ -162,6 +164,48 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
     | jq -r ".services[\"es-data-3\"].environment.ES_JAVA_OPTS"'
   assert_success
   assert_output "-Xms1g -Xmx1g"
+}
+
+@test "each node's size is the shape's: cpuset, cpus, mem_limit, node.processors and its own heap" {
+  local node key
+  # the shape compose/bin/lab resolves with no engine (this machine's CPUs), with a quota, a
+  # memory limit and a heap of its own on es-data-1
+  run clean_env env ES_DATA_1_CPUS=0.5 ES_DATA_1_MEM=1g ES_DATA_1_HEAP=600m \
+    bash -c 'eval "$(node packages/contract/bin/topology shape --cpus "0-$(($(nproc) - 1))")"; env | grep _APPLIED=' 
+  assert_success
+  local shape="$output"
+  applied() { sed -n "s/^$1_$2_APPLIED=//p" <<<"$shape"; }
+  run --separate-stderr clean_env env LAB_COMPOSE_BIN="$DC" ES_DATA_1_CPUS=0.5 ES_DATA_1_MEM=1g ES_DATA_1_HEAP=600m "$REPO/compose/bin/lab" config --format json
+  assert_success
+  local json="$output"
+  for node in $(es_services); do
+    key="$(node_key "$node")"
+    assert_equal "$node cpuset $(jq -r --arg s "$node" '.services[$s].cpuset // ""' <<<"$json")" "$node cpuset $(applied "$key" CPUSET)"
+    assert_equal "$node processors $(jq -r --arg s "$node" '.services[$s].environment["node.processors"] // ""' <<<"$json")" "$node processors $(applied "$key" PROCESSORS)"
+  done
+  # the master has no group: every CPU; a data node of g1 runs on g1's slice (CPU 0 first)
+  assert_equal "$(jq -r '.services["es-master"].cpuset // "none"' <<<"$json")" none
+  [[ "$(jq -r '.services["es-data-1"].cpuset' <<<"$json")" == 0* ]]
+  assert_equal "$(jq -r '.services["es-data-1"].cpus' <<<"$json")" 0.5
+  assert_equal "$(jq -r '.services["es-data-1"].mem_limit' <<<"$json")" 1073741824
+  assert_equal "$(jq -r '.services["es-data-1"].environment.ES_JAVA_OPTS' <<<"$json")" "-Xms600m -Xmx600m"
+  assert_equal "$(jq -r '.services["es-data-2"].mem_limit // "none"' <<<"$json")" none
+}
+
+@test "SHAPE=off, and a bare docker compose call with lab.env alone: no limit on any node" {
+  run --separate-stderr clean_env env LAB_COMPOSE_BIN="$DC" SHAPE=off "$REPO/compose/bin/lab" config --format json
+  assert_success
+  assert_equal "$(jq -c '[.services[] | select(.cpuset or .cpus or .mem_limit or (.environment["node.processors"] // "") != "")] | length' <<<"$output")" 0
+  run --separate-stderr dc_config compose/docker-compose.yml --format json
+  assert_success
+  assert_equal "$(jq -c '[.services[] | select(.cpuset or .cpus or .mem_limit or (.environment["node.processors"] // "") != "")] | length' <<<"$output")" 0
+}
+
+@test "a node size the machine cannot give is one line before compose runs" {
+  run clean_env env LAB_COMPOSE_BIN="$DC" ES_DATA_1_CPUSET=64 "$REPO/compose/bin/lab" config
+  assert_failure 2
+  assert_equal "${#lines[@]}" 1
+  assert_output --regexp "ES_DATA_1_CPUSET=64: CPU 64 is not one this machine lets the lab use"
 }
 
 @test "bind-mounted config resolves inside the repository, exists, and is read-only" {

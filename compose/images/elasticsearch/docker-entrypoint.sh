@@ -20,8 +20,10 @@ shift
 ES_HOME=/usr/share/elasticsearch
 settings=()
 # Environment variables named like settings (lower case, a dot), as the official image takes them
+# (an empty one is no setting, as there: node.processors is empty under SHAPE=off)
 while IFS= read -r -d '' pair; do
   name="${pair%%=*}"
+  [[ -n "${pair#*=}" ]] || continue
   [[ "$name" =~ ^[a-z0-9_]+\.[a-z0-9_.]+$ || "$name" == processors ]] && settings+=("$pair")
 done < <(env -0)
 for arg in "$@"; do

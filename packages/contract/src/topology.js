@@ -6,7 +6,10 @@
 //
 // The keys: LAB_NODES (the list), LAB_MASTER_NODE, LAB_GROUP_ATTR, and per node NAME
 // <KEY>_ROLES, <KEY>_GROUP (data nodes only), <KEY>_HTTP_PORT, <KEY>_TRANSPORT_PORT, where KEY
-// is NAME upper-cased with '-' turned into '_' (es-data-1 -> ES_DATA_1).
+// is NAME upper-cased with '-' turned into '_' (es-data-1 -> ES_DATA_1). The node's size, all
+// optional: <KEY>_CPUS (a CPU quota in cores, fractions allowed), <KEY>_CPUSET (the CPUs it may
+// run on, e.g. 0 or 0-1), <KEY>_MEM (a memory limit, e.g. 1536m), <KEY>_HEAP (default ES_HEAP).
+// Which CPUs a machine has is not known here: src/shape.js resolves the sizes on a machine.
 
 // The roles a node of this lab may carry: Elasticsearch's built-in ones that need no x-pack
 // (the native runtime has none; `ml` or `transform` would stop a native node from starting).
@@ -21,6 +24,41 @@ const NODE_NAME = /^[a-z][a-z0-9-]*$/;
 // A group name ends up in node attributes, allocation filters and index names.
 const GROUP_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const ATTR_NAME = /^[a-z][a-z0-9_]*$/;
+// 512m, 1g, 1536m, 2147483648: what the JVM's -Xmx and Compose's mem_limit both accept
+const SIZE = /^([0-9]+)([kmg]?)$/i;
+const UNIT = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+// 0-1, 0,2-3: a Linux CPU list (cpuset.cpus, taskset -c, Compose's cpuset)
+const CPU_LIST = /^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$/;
+
+/** '512m' -> 536870912; null when it is not a size */
+export function sizeBytes(text) {
+  const m = SIZE.exec(String(text ?? ''));
+  return m ? Number(m[1]) * UNIT[m[2].toLowerCase()] : null;
+}
+
+/** '0,2-3' -> [0, 2, 3] (sorted, no duplicates); null when it is not a CPU list */
+export function parseCpuList(text) {
+  if (!CPU_LIST.test(String(text ?? ''))) return null;
+  const ids = new Set();
+  for (const part of text.split(',')) {
+    const [a, b = a] = part.split('-').map(Number);
+    if (b < a) return null;
+    for (let i = a; i <= b; i++) ids.add(i);
+  }
+  return [...ids].sort((x, y) => x - y);
+}
+
+/** [0, 1, 2, 5] -> '0-2,5' */
+export function formatCpuList(ids) {
+  const out = [];
+  for (let i = 0; i < ids.length; i++) {
+    let j = i;
+    while (j + 1 < ids.length && ids[j + 1] === ids[j] + 1) j++;
+    out.push(j > i ? `${ids[i]}-${ids[j]}` : `${ids[i]}`);
+    i = j;
+  }
+  return out.join(',');
+}
 
 export class TopologyError extends Error {
   constructor(file, message) {
@@ -123,6 +161,7 @@ export function topology(env, { file = 'lab.env' } = {}) {
       group,
       httpPort: port(name, `${key}_HTTP_PORT`),
       transportPort: port(name, `${key}_TRANSPORT_PORT`),
+      size: nodeSize(name, key, value, fail),
     };
   });
 
@@ -131,5 +170,53 @@ export function topology(env, { file = 'lab.env' } = {}) {
   const groups = {};
   for (const n of nodes) if (n.group !== null) (groups[n.group] ??= []).push(n.name);
 
-  return { nodes, master, groupAttr, groups, dataNodes };
+  const shape = value('SHAPE') || 'groups';
+  if (!SHAPES.includes(shape)) fail(`SHAPE=${shape}: use groups (each index group's data nodes on a CPU slice of their own) or off (no limits)`);
+
+  return { nodes, master, groupAttr, groups, dataNodes, shape };
+}
+
+// groups: each index group's data nodes share a slice of the machine's CPUs of their own (the
+// per-node keys still apply); off: no CPU or memory limit on any node, today's unshaped lab.
+export const SHAPES = Object.freeze(['groups', 'off']);
+
+/**
+ * A node's size keys -> { cpus, cpuset, mem, memBytes, heap, heapBytes }; null where unset
+ * (heap falls back to ES_HEAP). Whether the CPUs exist is the machine's question (shape.js);
+ * what can be told from the values alone is refused here.
+ */
+function nodeSize(name, key, value, fail) {
+  const cpusRaw = value(`${key}_CPUS`) || '';
+  let cpus = null;
+  if (cpusRaw !== '') {
+    if (!/^[0-9]+(\.[0-9]+)?$/.test(cpusRaw)) fail(`${key}_CPUS=${cpusRaw} is not a number of cores (e.g. 0.5, 1, 1.5)`);
+    cpus = Number(cpusRaw);
+    if (cpus < 0.01) fail(`${key}_CPUS=${cpusRaw}: a quota of 0 would stop ${name}; leave it empty for no quota, or give at least 0.01`);
+  }
+  const cpusetRaw = value(`${key}_CPUSET`) || '';
+  let cpuset = null;
+  if (cpusetRaw !== '') {
+    cpuset = parseCpuList(cpusetRaw);
+    if (cpuset === null) fail(`${key}_CPUSET=${cpusetRaw} is not a CPU list (e.g. 0, 0-1 or 0,2)`);
+    if (cpus !== null && cpus > cpuset.length) {
+      fail(`${key}_CPUS=${cpusRaw} is more than its ${cpuset.length} CPU(s) in ${key}_CPUSET=${cpusetRaw} can give: lower the quota or widen the set`);
+    }
+  }
+  const heapKey = value(`${key}_HEAP`) ? `${key}_HEAP` : 'ES_HEAP';
+  const heap = value(heapKey) || null;
+  const memRaw = value(`${key}_MEM`) || '';
+  let memBytes = null;
+  if (memRaw !== '') {
+    memBytes = sizeBytes(memRaw);
+    if (memBytes === null) fail(`${key}_MEM=${memRaw} is not a memory size (e.g. 1536m or 2g)`);
+    const heapBytes = sizeBytes(heap);
+    if (heapBytes === null) fail(`${heapKey}=${heap} is not a heap size (e.g. 512m or 1g), and ${key}_MEM needs one to compare with`);
+    // The JVM takes the heap, direct buffers up to half the heap (the launcher's
+    // MaxDirectMemorySize) and its own overhead: below heap x 1.5 the node is killed under load
+    const floor = Math.ceil((heapBytes * 1.5) / 1024 ** 2);
+    if (memBytes < floor * 1024 ** 2) {
+      fail(`${key}_MEM=${memRaw} is ${memBytes <= heapBytes ? 'not above' : 'too close to'} the heap (${heapKey}=${heap}): give ${name} at least ${floor}m (heap + half of it for direct memory), or a smaller heap`);
+    }
+  }
+  return { cpus, cpuset, mem: memRaw || null, memBytes, heap, heapBytes: sizeBytes(heap) };
 }

@@ -50,16 +50,18 @@ test('data roles are data and data_*', () => {
 });
 
 test('the model: nodes in order with roles, group, ports; groups and data nodes', () => {
+  const size = { cpus: null, cpuset: null, mem: null, memBytes: null, heap: null, heapBytes: null };
   assert.deepEqual(topology(base()), {
     nodes: [
-      { name: 'es-master', key: 'ES_MASTER', roles: ['master'], group: null, httpPort: 9200, transportPort: 9300 },
-      { name: 'es-data-1', key: 'ES_DATA_1', roles: ['data', 'ingest'], group: 'g1', httpPort: 9201, transportPort: 9301 },
-      { name: 'es-data-2', key: 'ES_DATA_2', roles: ['data', 'ingest'], group: 'g1', httpPort: 9202, transportPort: 9302 },
+      { name: 'es-master', key: 'ES_MASTER', roles: ['master'], group: null, httpPort: 9200, transportPort: 9300, size },
+      { name: 'es-data-1', key: 'ES_DATA_1', roles: ['data', 'ingest'], group: 'g1', httpPort: 9201, transportPort: 9301, size },
+      { name: 'es-data-2', key: 'ES_DATA_2', roles: ['data', 'ingest'], group: 'g1', httpPort: 9202, transportPort: 9302, size },
     ],
     master: 'es-master',
     groupAttr: 'index_group',
     groups: { g1: ['es-data-1', 'es-data-2'] },
     dataNodes: ['es-data-1', 'es-data-2'],
+    shape: 'groups',
   });
 });
 
@@ -206,10 +208,10 @@ test('bin/topology json and nodes print the model', () => {
 });
 
 test('bin/topology: bad usage, a missing file and a malformed line are one line, exit 2', () => {
-  for (const args of [[], ['frobnicate'], ['check', 'extra']]) {
+  for (const args of [[], ['frobnicate'], ['check', 'extra'], ['shape', '--cpus']]) {
     const r = run(args, {});
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /^error: .*usage: topology check\|json\|nodes\n$/);
+    assert.match(r.stderr, /^error: .*usage: topology check\|json\|nodes\|shape \[--cpus LIST\]\n$/);
   }
   let r = run(['check'], { LAB_ENV_FILE: '/nonexistent/lab.env' });
   assert.equal(r.status, 2);
