@@ -1,6 +1,7 @@
 // Tags and checks shared by every scenario.
 //
-// Every request is tagged tenant, index_group (never `group`: a built-in k6 tag) and query_type;
+// Every request is tagged tenant, index_group (never `group`: a built-in k6 tag) and query_type,
+// and store_set when the tenant has one (TENANTS_FILE of an experiment);
 // k6 adds `scenario` itself. The `name` tag is the query type, so the URL (one per tenant alias)
 // does not multiply the series Prometheus receives (run.sh also drops the `url` system tag).
 import { check } from 'k6';
@@ -9,7 +10,10 @@ import { Counter } from 'k6/metrics';
 export const leaks = new Counter('cross_tenant_hits');
 
 export function tags(tenant, queryType) {
-  return { tenant: tenant.id, index_group: tenant.group || 'none', query_type: queryType, name: queryType };
+  const t = { tenant: tenant.id, index_group: tenant.group || 'none', query_type: queryType, name: queryType };
+  // the experiment runner's store halves (odd / even store numbers): figures per half
+  if (tenant.set) t.store_set = tenant.set;
+  return t;
 }
 
 function parse(res) {

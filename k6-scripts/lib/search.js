@@ -12,6 +12,6 @@ import { withStats } from './queries.js';
 export function search(t, body, queryType, checkOpts = {}, extraTags = {}, extraHeaders = {}) {
   const alias = ALIAS || t.alias;
   const tg = { ...tags(t, queryType), ...extraTags };
-  const res = http.post(`${ES_URL}/${alias}/_search`, withStats(body, t.id), { headers: { ...JSON_HEADERS, ...extraHeaders }, tags: tg, timeout: '30s' });
+  const res = http.post(`${t.esUrl || ES_URL}/${alias}/_search`, withStats(body, t.id), { headers: { ...JSON_HEADERS, ...extraHeaders }, tags: tg, timeout: '30s' });
   return checkSearch(res, t.id, checkOpts, tg);
 }

@@ -72,14 +72,14 @@ export function profileTenants(tenants) {
     const batch = chosen.slice(i, i + 20);
     const responses = http.batch(batch.map((t) => ({
       method: 'POST',
-      url: `${ES_URL}/${t.alias}/_search`,
+      url: `${t.esUrl || ES_URL}/${t.alias}/_search`,
       body: JSON.stringify({ ...PROFILE_BODY(SAMPLE_PRODUCTS), stats: [statsGroupFor(t.id)] }),
       params: { headers: JSON_HEADERS, tags: tags(t, 'profile'), timeout: '30s' },
     })));
     batch.forEach((t, j) => {
       const res = responses[j];
       if (res.status !== 200) {
-        fail(`cannot read tenant ${t.id} through ${ES_URL}/${t.alias}: HTTP ${res.status || res.error}`);
+        fail(`cannot read tenant ${t.id} through ${t.esUrl || ES_URL}/${t.alias}: HTTP ${res.status || res.error}`);
       }
       const body = res.json();
       const total = body.hits.total.value;
@@ -105,7 +105,7 @@ export function profileTenants(tenants) {
   return out;
 }
 
-// TENANTS_FILE= (the experiment runner): the tenants as a JSON list [{id, alias, weight}], read
+// TENANTS_FILE= (the experiment runner): the tenants as a JSON list [{id, alias, weight, set, es_url}], read
 // here because k6 opens files only in the init context; the allocator is then not asked.
 const FILE_TENANTS = TENANTS_FILE ? JSON.parse(open(TENANTS_FILE)) : null;
 
@@ -113,7 +113,9 @@ function fileTenants() {
   if (!Array.isArray(FILE_TENANTS) || !FILE_TENANTS.length) fail(`TENANTS_FILE=${TENANTS_FILE} holds no tenant (want a JSON list of {id, alias, weight})`);
   return FILE_TENANTS.map((t) => ({
     id: t.id, group: t.group || '', index: t.index || '', alias: t.alias || aliasFor(t.id),
-    documents: t.documents || 0, weight: t.weight > 0 ? t.weight : 1, state: 'ready',
+    documents: t.documents || 0, weight: t.weight > 0 ? t.weight : 1, state: 'ready', set: t.set || '',
+    // the node that coordinates this tenant's searches (a node of its index's group), else ES_URL
+    esUrl: t.es_url || '',
   }));
 }
 

@@ -116,6 +116,39 @@ check_report() {
   assert_output --partial "Diff %"
 }
 
+@test "explorium-shards-replicas QUICK=1 REPEAT=2 on a lab of its own with its node sizes: a whole report, then nothing of that lab" {
+  quick_runs_here
+  local before dir r
+  before="$(lab_state)"
+  run make -s experiment NAME=explorium-shards-replicas QUICK=1 REPEAT=2
+  assert_success
+  assert_output --partial "verdicts:"
+  dir="$(latest_run explorium-shards-replicas)"
+  check_report "$dir" 9 2 3
+  r="$dir/results.json"
+  # its lab: started once, every data node at half a core (what make up applied, as it said)
+  assert_equal "$(jq -r '.lab.mode' "$r") $(jq '.lab.starts | length' "$r")" "own 1"
+  local shape
+  shape="$(jq -r '.lab.starts[0].shape' "$r")"
+  for n in $(data_nodes); do [[ "$shape" == *"$n 0.5 cores"* ]] || fail "$n not at 0.5 cores in '$shape'"; done
+  # query vs fetch time and rejections per cell, from Elasticsearch's own figures
+  assert_equal "$(jq '[.variants[].repetitions[].figures.es | select((.fetch_ms_per_fetch | type == "number") and (.search_rejected | type == "number"))] | length' "$r")" 18
+  # the experiment's lab is gone, the test lab untouched
+  assert_equal "$(lab_pids "$REPO/.lab/experiments")" ""
+  assert_equal "$(lab_state)" "$before"
+}
+
+@test "an experiment that sets its own lab refuses LAB=running: one line, nothing created" {
+  local before
+  before="$(lab_state)"
+  run make -s experiment NAME=explorium-shards-replicas QUICK=1 LAB=running
+  assert_failure
+  assert_output --partial "sets the lab it runs on"
+  assert_output --partial "LAB=own"
+  refute_output --partial "    at "
+  assert_equal "$(lab_state)" "$before"
+}
+
 @test "Ctrl-C during a run: what it created is deleted, what it measured is written, marked incomplete" {
   quick_runs_here
   local before log="$BATS_TEST_TMPDIR/run.log" pid dir deadline

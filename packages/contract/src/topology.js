@@ -220,3 +220,40 @@ function nodeSize(name, key, value, fail) {
   }
   return { cpus, cpuset, mem: memRaw || null, memBytes, heap, heapBytes: sizeBytes(heap) };
 }
+
+/**
+ * A lab of another shape, as lab.env keys over `env` (an experiment's `lab:`): the master of
+ * `env` kept with its ports, then `groups` index groups g1..gN of `dataNodesPerGroup` data nodes
+ * es-data-1..M (data,ingest; HTTP and transport ports after the master's: +1, +2, ...), each
+ * data node sized by `dataNode` ({ cpus, cpuset, mem, heap }, all optional), and SHAPE = `shape`.
+ * Unset parts keep `env`'s lab. Returns only the keys to set; topology() of the merged result
+ * is the check.
+ */
+export function labTopologyEnv({ groups, dataNodesPerGroup, shape, dataNode } = {}, env = {}) {
+  const out = {};
+  if (shape !== undefined) out.SHAPE = shape;
+  if (groups === undefined && dataNodesPerGroup === undefined && dataNode === undefined) return out;
+  const master = String(env.LAB_MASTER_NODE ?? 'es-master');
+  const mkey = nodeKey(master);
+  const http = Number(env[`${mkey}_HTTP_PORT`] ?? 9200);
+  const transport = Number(env[`${mkey}_TRANSPORT_PORT`] ?? 9300);
+  // the lab's own layout when only the sizes change: its data nodes and their groups
+  const current = String(env.LAB_NODES ?? '').split(',').filter((n) => n && n !== master);
+  const g = groups ?? new Set(current.map((n) => env[`${nodeKey(n)}_GROUP`])).size;
+  const per = dataNodesPerGroup ?? Math.max(1, Math.round(current.length / Math.max(1, g)));
+  const names = [master];
+  for (let i = 1; i <= g * per; i++) {
+    const name = `es-data-${i}`;
+    const key = nodeKey(name);
+    names.push(name);
+    out[`${key}_ROLES`] = 'data,ingest';
+    out[`${key}_GROUP`] = `g${Math.ceil(i / per)}`;
+    out[`${key}_HTTP_PORT`] = String(http + i);
+    out[`${key}_TRANSPORT_PORT`] = String(transport + i);
+    for (const [field, suffix] of [['cpus', 'CPUS'], ['cpuset', 'CPUSET'], ['mem', 'MEM'], ['heap', 'HEAP']]) {
+      out[`${key}_${suffix}`] = dataNode?.[field] === undefined ? '' : String(dataNode[field]);
+    }
+  }
+  out.LAB_NODES = names.join(',');
+  return out;
+}

@@ -116,3 +116,51 @@ export async function publishedVsLab(results, metric = 'avg_ms') {
     ],
   });
 }
+
+/**
+ * (d) A burst experiment: p95 over the measured window per store half (odd, even store numbers),
+ * one panel per variant with a burst, every repetition a line, the burst's window shaded. The
+ * noisy-neighbour story: whether the other half's latency moves while one store is flooded.
+ */
+export async function burstTimeline(results) {
+  const rows = [];
+  const windows = [];
+  for (const v of results.variants) {
+    for (const rep of v.repetitions) {
+      if (!rep.burst || !rep.timeline_by_set) continue;
+      windows.push({ variant: labelOf(v), from: rep.burst.from_s, to: rep.burst.to_s });
+      for (const [set, points] of Object.entries(rep.timeline_by_set)) {
+        for (const p of points) if (typeof p.p95_ms === 'number') rows.push({ variant: labelOf(v), half: `${set} stores`, run: `${v.name} ${set} r${rep.round}`, t_s: p.t_s, value: p.p95_ms });
+      }
+    }
+  }
+  if (!rows.length) return null;
+  const shown = [...new Set(rows.map((r) => r.variant))];
+  return renderSvg({
+    title: { text: `${results.experiment}: p95 per store half over the measured window`, subtitle: 'shaded: the search-bot burst on one odd store; one line per repetition' },
+    data: { values: rows },
+    facet: { row: { field: 'variant', type: 'nominal', sort: shown, title: null } },
+    spec: {
+      width: WIDTH,
+      height: HEIGHT / 1.5,
+      layer: [
+        {
+          data: { values: windows },
+          mark: { type: 'rect', color: '#fdd0a2', opacity: 0.5 },
+          encoding: { x: { field: 'from', type: 'quantitative' }, x2: { field: 'to' } },
+          transform: [{ filter: { field: 'variant', equal: { expr: 'parent.variant' } } }],
+        },
+        {
+          mark: { type: 'line', strokeWidth: 1.5, opacity: 0.8 },
+          encoding: {
+            x: { field: 't_s', type: 'quantitative', title: 'seconds into the measured window' },
+            y: { field: 'value', type: 'quantitative', title: 'p95 (ms)' },
+            color: { field: 'half', type: 'nominal', sort: ['odd stores', 'even stores'], scale: { range: ['#e6550d', '#3182bd'] }, title: null },
+            detail: { field: 'run', type: 'nominal' },
+          },
+        },
+      ],
+    },
+    resolve: { scale: { y: 'shared' } },
+  });
+}

@@ -33,10 +33,24 @@ export const DEFAULT_REPORT_METRICS = Object.freeze(['avg_ms', 'p50_ms', 'p95_ms
 // read from figures.by_type[type][metric].
 const BY_TYPE = /^([a-z][a-z0-9_]*)\.(requests|avg_ms|p50_ms|p95_ms|p99_ms)$/;
 
+// Per store half (odd / even store numbers, the article's two halves): `<set>.<metric>`, read from
+// figures.by_set[set][metric]; with a burst, the half's p95 before and during it and their ratio.
+const BY_SET = /^(odd|even)\.(requests|avg_ms|p95_ms|before_p95_ms|during_p95_ms|burst_p95_ratio)$/;
+const SET_METRICS = {
+  before_p95_ms: { label: 'p95 before the burst', unit: 'ms', better: LOWER },
+  during_p95_ms: { label: 'p95 during the burst', unit: 'ms', better: LOWER },
+  burst_p95_ratio: { label: 'p95 during / before the burst', unit: 'x', better: LOWER },
+};
+
 /** The definition of a metric name, or null when the name is not a metric. */
 export function metricDef(name) {
   if (typeof name !== 'string') return null;
   if (Object.hasOwn(METRICS, name)) return { name, ...METRICS[name] };
+  const set = BY_SET.exec(name);
+  if (set) {
+    const base = SET_METRICS[set[2]] ?? METRICS[set[2]];
+    return { name, label: `${set[1]} stores' ${base.label}`, unit: base.unit, path: ['by_set', set[1], set[2]], better: base.better };
+  }
   const m = BY_TYPE.exec(name);
   if (!m) return null;
   const base = METRICS[m[2]];

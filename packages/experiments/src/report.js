@@ -3,7 +3,7 @@
 // rendered from one list of blocks so they cannot drift apart.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { latencyByVariant, latencyOverTime, publishedVsLab } from './charts.js';
+import { burstTimeline, latencyByVariant, latencyOverTime, publishedVsLab } from './charts.js';
 import { fmtBytes, fmtDuration, fmtNumber, fmtP, fmtWithUnit } from './format.js';
 import { DEFAULT_REPORT_METRICS, columnDef, metricDef, metricValue } from './metrics.js';
 import { summarize } from './results.js';
@@ -181,7 +181,12 @@ export async function chartsOf(results, metrics) {
   for (const m of charted) {
     out.push({ file: `latency-by-variant-${m}.svg`, alt: `${metricDef(m).label} per variant, every repetition`, markup: await latencyByVariant(results, m) });
   }
+  // queries/s per cell (a throughput sweep), and each store half's figures where the spec asks
+  for (const m of metrics.filter((x) => x === 'throughput_rps' || /^(odd|even)\.(avg_ms|burst_p95_ratio)$/.test(x))) {
+    out.push({ file: `by-variant-${m.replace('.', '-')}.svg`, alt: `${metricDef(m).label} per variant, every repetition`, markup: await latencyByVariant(results, m) });
+  }
   out.push({ file: 'latency-over-time.svg', alt: 'average latency over the measured window', markup: await latencyOverTime(results, 'avg_ms') });
+  out.push({ file: 'burst-timeline.svg', alt: 'p95 per store half over the measured window, the burst shaded', markup: await burstTimeline(results) });
   const published = new Set(results.variants.flatMap((v) => Object.keys(v.published ?? {})));
   for (const m of [...published].filter((x) => metricDef(x))) {
     out.push({ file: `published-vs-lab-${m}.svg`, alt: `${metricDef(m).label}: the article's figures beside the lab's, relative to the first variant`, markup: await publishedVsLab(results, m) });

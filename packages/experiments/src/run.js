@@ -18,7 +18,7 @@ import { experimentRunPrefix } from '@tenantlab/contract/naming';
 import { esReason } from '@tenantlab/contract/es-errors';
 import { generateTenants } from 'tenantlab-seed-data/src/generate/tenants.js';
 import { loadProfile } from 'tenantlab-seed-data/src/profiles.js';
-import { loadSpec, resolveSpec } from './spec.js';
+import { labKey, loadSpec, resolveSpec } from './spec.js';
 import { verdicts as computeVerdicts } from './verdict.js';
 import { summarize, validateResults } from './results.js';
 import { verdictLine, writeReport } from './report.js';
@@ -27,12 +27,18 @@ import { RunError } from './run/errors.js';
 import { groupsOf, requireDisk, requireQuiet, requireUp, requireVariantsFit } from './run/lab-check.js';
 import { createLayout, finishLayout, layoutFacts, layoutNames, loadLayout } from './run/layout.js';
 import { runK6 } from './run/workload.js';
+import { describeLab, labControl, labEnvOf } from './run/lab-control.js';
 import { queueSampler, snapshot, windowFigures } from './run/es-stats.js';
 
 const LAB_ROOT = resolve(new URL('../../..', import.meta.url).pathname);
 const TENANT_PREFIX = 'exp';
 
 const flat = (v) => ({ name: v.name, ...v.settings });
+// The experiment's own lab answers on its master's port, as scripts/experiment shifted it
+const labUrl = () => {
+  const key = (process.env.LAB_MASTER_NODE || 'es-master').toUpperCase().replaceAll('-', '_');
+  return `http://${process.env.LAB_BIND || '127.0.0.1'}:${process.env[`${key}_HTTP_PORT`]}`;
+};
 const nowIso = () => new Date().toISOString();
 const pad = (n) => String(n).padStart(2, '0');
 
@@ -70,22 +76,46 @@ function environment({ esVersion, k6Version, runtime, labEnvFile, data }) {
  * Resolves to { dir, results }. Throws RunError (one line) when the run cannot start.
  */
 export async function runExperiment(opts) {
-  const { name, specDir, quick, repeat, esUrl, labMode, runtime, resultsRoot, k6, log, signal } = opts;
+  const { name, specDir, quick, repeat, labMode, labCommand, resultsRoot, k6, log, signal } = opts;
+  let { esUrl, runtime } = opts;
   const file = join(specDir, `${name}.yaml`);
   const plan = resolveSpec(loadSpec(file), { quick, repeat });
   const groupAttr = process.env.LAB_GROUP_ATTR || 'index_group';
-  const client = new Client({ node: esUrl, requestTimeout: 120000, maxRetries: 2 });
   const started = Date.now();
   const cpuAtStart = process.cpuUsage();
+  const ownsLab = labMode === 'own' && Boolean(labCommand);
+  if (!ownsLab && plan.variants.some((v) => v.lab)) {
+    throw new RunError(`${name} sets the lab it runs on (lab: in its spec: ${describeLab(plan.variants.find((v) => v.lab).lab)}): run it with LAB=own, which starts that lab beside yours`);
+  }
+  const lab = ownsLab ? labControl({ command: labCommand, log, signal }) : null;
+  const labOf = new Map(plan.variants.map((v) => [v.name, v.lab]));
 
   // ---- 1. the lab is fit: nothing is created before every check has passed
-  await requireUp(client, esUrl);
-  const quiet = await requireQuiet(client);
-  requireVariantsFit(plan.variants.map(flat), await groupsOf(client, groupAttr));
+  const starts = [];
+  const useLab = async (vname) => {
+    const r = await lab.use(labOf.get(vname));
+    if (r.restarted) starts.push({ at: nowIso(), lab: labOf.get(vname) ?? null, fresh: r.fresh, shape: r.shape ?? null });
+    return r;
+  };
+  if (lab) {
+    await useLab(plan.order[0]);
+    esUrl = labUrl();
+    try { runtime = readFileSync(join(process.env.LAB_DIR, 'runtime'), 'utf8').trim(); } catch { /* as given */ }
+  }
+  let client = new Client({ node: esUrl, requestTimeout: 120000, maxRetries: 2 });
+  const fitness = async () => {
+    await requireUp(client, esUrl);
+    const q = await requireQuiet(client);
+    const groups = await groupsOf(client, groupAttr);
+    requireVariantsFit(plan.variants.filter((v) => !lab || labKey(v.lab) === labKey(labOf.get(currentVariant))).map(flat), groups);
+    return q;
+  };
+  let currentVariant = plan.order[0];
+  const quiet = await fitness().catch(async (err) => { await lab?.stop(); throw err; });
   const profile = loadProfile(plan.dataset.profile);
   const tenants = generateTenants({ seed: plan.dataset.seed, profile, scale: plan.dataset.scale, prefix: TENANT_PREFIX });
   const documents = tenants.reduce((a, t) => a + t.expected_products, 0);
-  await requireDisk(client, { documents, variants: plan.variants.map(flat) });
+  await requireDisk(client, { documents, variants: plan.variants.map(flat) }).catch(async (err) => { await lab?.stop(); throw err; });
   const esVersion = (await client.info()).version.number;
   const k6Version = (() => { try { return execFileSync(k6, ['version'], { encoding: 'utf8' }).trim().split('\n')[0]; } catch { return null; } })();
 
@@ -107,11 +137,11 @@ export async function runExperiment(opts) {
     finished_at: null,
     complete: false,
     quick: plan.quick,
-    lab: { mode: labMode, es_url: esUrl },
+    lab: { mode: labMode, es_url: esUrl, ...(lab ? { starts } : {}) },
     environment: environment({ esVersion, k6Version, runtime, labEnvFile: process.env.LAB_ENV_FILE || join(LAB_ROOT, 'lab.env'),
       data: { profile: plan.dataset.profile, scale: plan.dataset.scale, seed: plan.dataset.seed, stores: tenants.length, documents, bytes: null } }),
     plan: { repetitions: plan.repetitions, confidence: plan.confidence, order: plan.order, workload: plan.workload, report: plan.report, expect: plan.expect },
-    variants: plan.variants.map((v) => ({ name: v.name, label: v.label ?? v.name, settings: v.settings, layout: null, ...(v.published ? { published: v.published } : {}), repetitions: [], summary: {} })),
+    variants: plan.variants.map((v) => ({ name: v.name, label: v.label ?? v.name, settings: v.settings, ...(v.lab ? { lab: v.lab } : {}), ...(v.burst ? { burst: v.burst } : {}), layout: null, ...(v.published ? { published: v.published } : {}), repetitions: [], summary: {} })),
     verdicts: [],
     runner: { cpu_percent: null, k6_cpu_percent: null, wall_seconds: null },
   };
@@ -122,13 +152,18 @@ export async function runExperiment(opts) {
   const write = () => writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   const check = () => { if (signal?.aborted) throw new RunError('interrupted', 130); };
   try {
-    // ---- 2. layouts
-    for (const v of plan.variants) {
+    // ---- 2. layouts, built on the lab that measures them (again when a new lab replaces it);
+    // 3. a warm-up pass over a lab's variants each time its JVMs are new (JIT, caches, page
+    // cache: without it the first round was several times slower than the next)
+    const built = new Set();
+    const build = async (v) => {
       check();
       const t0 = Date.now();
       const n = names.get(v.name);
       log(`building ${v.name}: ${v.settings.indices} x ${v.settings.shards} shards, ${v.settings.replicas} replica(s), group ${v.settings.group}, stores ${v.settings.assign}`);
-      await createLayout(client, { variant: flat(v), groupAttr, names: n });
+      const groups = Object.keys(await groupsOf(client, groupAttr)).filter((g) => g !== 'all').sort();
+      await createLayout(client, { variant: flat(v), groupAttr, names: n, groups });
+      await coordinateInGroups(v, n, groups);
       const loaded = await loadLayout(client, { seed: plan.dataset.seed, tenants, names: n });
       check();
       await finishLayout(client, { variant: flat(v), names: n });
@@ -136,13 +171,10 @@ export async function runExperiment(opts) {
       if (facts.docs !== documents) throw new RunError(`variant ${v.name}: ${facts.docs} documents in its indices, ${documents} generated (${loaded} acknowledged): the layout is not the same dataset`, 1);
       byName.get(v.name).layout = facts;
       results.environment.data.bytes ??= facts.bytes;
+      built.add(v.name);
       log(`  ${v.name} ready in ${Math.round((Date.now() - t0) / 1000)}s: ${facts.docs} documents, ${facts.shard_count} shard copies, median shard ${Math.round(facts.median_shard_bytes / 1024)} KB`);
-    }
-    write();
-
-    // ---- 3. a warm-up pass over every variant (JIT, caches, page cache: without it the first
-    // round was several times slower than the next), then the measured windows, interleaved
-    for (const v of plan.variants) {
+    };
+    const warmUp = async (v) => {
       check();
       log(`warm-up pass: ${v.name} (${plan.workload.ramp_up} + ${plan.workload.warmup}, not measured)`);
       const warmDir = join(dir, 'repetitions', `00-warmup-${v.name}`);
@@ -153,12 +185,47 @@ export async function runExperiment(opts) {
       } finally {
         rmSync(warmDir, { recursive: true, force: true });
       }
-    }
+    };
+    // An index held to a group is searched through a node of that group, as an index-groups
+    // platform routes a store to its group: no node outside the group (the master, the other
+    // group) shares the work. Each tenant gets one of its group's nodes, in turn.
+    const coordinateInGroups = async (v, n, groups) => {
+      const { group } = v.settings;
+      if (group === 'all') return;
+      const attrs = await client.cat.nodeattrs({ format: 'json', h: 'node,attr,value' });
+      const env = { ...process.env, ...(lab ? labEnvOf(labOf.get(v.name)) : {}) };
+      const urlsOf = (g) => attrs.filter((a) => a.attr === groupAttr && a.value === g).map((a) => a.node).sort()
+        .map((node) => env[`${node.toUpperCase().replaceAll('-', '_')}_HTTP_PORT`]).filter(Boolean)
+        .map((port) => `http://${process.env.LAB_BIND || '127.0.0.1'}:${port}`);
+      n.tenants.forEach((t, i) => {
+        const g = group === 'spread' ? groups[n.indices.indexOf(t.index)] : group;
+        const urls = urlsOf(g);
+        if (urls.length) Object.assign(t, { group: g, es_url: urls[i % urls.length] });
+      });
+    };
+    // the variants measured on the lab now up: those sharing the current variant's lab
+    const sameLab = (vname) => plan.variants.filter((v) => labKey(v.lab) === labKey(labOf.get(vname)));
+    const prepare = async (vname, { restarted, fresh }) => {
+      if (fresh) built.clear();
+      for (const v of sameLab(vname)) if (!built.has(v.name)) await build(v);
+      write();
+      if (restarted) for (const v of sameLab(vname)) await warmUp(v);
+    };
+    await prepare(plan.order[0], { restarted: true, fresh: true });
     results.plan.warmup_pass = true;
     const rounds = new Map();
     for (let i = 0; i < plan.order.length; i++) {
       check();
       const vname = plan.order[i];
+      if (lab && labKey(labOf.get(vname)) !== labKey(labOf.get(currentVariant))) {
+        currentVariant = vname;
+        const switched = await useLab(vname);
+        await client.close();
+        client = new Client({ node: esUrl, requestTimeout: 120000, maxRetries: 2 });
+        await fitness();
+        await prepare(vname, switched);
+      }
+      currentVariant = vname;
       const round = (rounds.get(vname) ?? 0) + 1;
       rounds.set(vname, round);
       const repDir = join(dir, 'repetitions', `${String(i + 1).padStart(2, '0')}-${vname}-r${round}`);
@@ -170,7 +237,7 @@ export async function runExperiment(opts) {
       try {
         const out = await runK6({
           k6, script: join(LAB_ROOT, 'k6-scripts/experiment.js'), esUrl, workload: plan.workload,
-          tenants: names.get(vname).tenants, dir: repDir, runId: `${runId}-${i + 1}`, signal,
+          tenants: names.get(vname).tenants, dir: repDir, runId: `${runId}-${i + 1}`, signal, burst: plan.variants.find((v) => v.name === vname).burst ?? null,
           onMeasureStart: () => {
             cpu0 = process.cpuUsage();
             snapshot(client).then((s) => { before = s; }).catch(() => {});
@@ -185,6 +252,8 @@ export async function runExperiment(opts) {
         measuredWall += out.measureWallMs / 1000;
         rep.figures = { ...out.figures, es: before ? windowFigures(before, after, queueMax) : null };
         rep.timeline = out.timeline;
+        if (Object.keys(out.timelineBySet).length) rep.timeline_by_set = out.timelineBySet;
+        if (out.burstTenant) rep.burst = { tenant: out.burstTenant, from_s: byName.get(vname).burst.from * plan.workload.measure_s, to_s: byName.get(vname).burst.to * plan.workload.measure_s };
         rep.complete = out.crossTenantHits === 0;
         if (!rep.complete) rep.incomplete_reason = `${out.crossTenantHits} cross-tenant hits`;
         const f = rep.figures;
@@ -216,6 +285,7 @@ export async function runExperiment(opts) {
     }
     await deleteRunIndices(client, prefix, log);
     await client.close();
+    await lab?.stop();
   }
   return { dir, results };
 }
@@ -259,7 +329,7 @@ export async function deleteRunIndices(client, prefix, log = () => {}) {
 
 function parseRunArgs(argv) {
   const o = { name: null, specDir: join(LAB_ROOT, 'experiments'), quick: false, repeat: undefined, labMode: 'running', esUrl: null, runtime: 'unknown', k6: 'k6', resultsRoot: join(LAB_ROOT, '.lab/results/experiments') };
-  const takes = { '--dir': 'specDir', '--repeat': 'repeat', '--lab': 'labMode', '--es-url': 'esUrl', '--runtime': 'runtime', '--k6': 'k6', '--results': 'resultsRoot' };
+  const takes = { '--dir': 'specDir', '--repeat': 'repeat', '--lab': 'labMode', '--lab-command': 'labCommand', '--es-url': 'esUrl', '--runtime': 'runtime', '--k6': 'k6', '--results': 'resultsRoot' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') o.quick = true;
@@ -297,7 +367,8 @@ export function checkCli(argv) {
 export async function runCli(argv, log = (line) => process.stderr.write(`${line}\n`)) {
   const o = parseRunArgs(argv);
   requireKnown(o);
-  if (!o.esUrl) throw new RunError('--es-url is required (scripts/experiment passes the lab\'s)');
+  if (!o.esUrl && !o.labCommand) throw new RunError('--es-url (the running lab) or --lab-command (a lab of its own) is required; scripts/experiment passes one');
+  if (!o.esUrl) o.esUrl = labUrl();
   if (!/^http:\/\/(127\.\d+\.\d+\.\d+|localhost)(:\d+)?\/?$/.test(o.esUrl)) throw new RunError(`--es-url ${o.esUrl}: the lab is loopback-only; refusing to measure anything else`);
   const abort = new AbortController();
   let signals = 0;

@@ -21,6 +21,8 @@ export const LIMITS = Object.freeze({
   confidence: [0.5, 0.999],
   scale: [0, 100], // exclusive of 0, as the seeder's --scale
   vus: [1, 1000],
+  groups: [1, 8],
+  data_nodes_per_group: [1, 8],
 });
 const ASSIGN = ['all', 'odd-even', 'round-robin'];
 const SCENARIOS = ['storefront', 'replay'];
@@ -34,15 +36,24 @@ const UNIT_S = { ms: 0.001, s: 1, m: 60, h: 3600 };
 // Elasticsearch time values (index.refresh_interval), or -1 to turn refresh off
 const ES_TIME = /^\d+(?:d|h|m|s|ms|micros|nanos)$/;
 
-const TOP_KEYS = ['name', 'title', 'hypothesis', 'source', 'dataset', 'defaults', 'variants', 'workload', 'repetitions', 'confidence', 'report', 'expect'];
+const TOP_KEYS = ['name', 'title', 'hypothesis', 'source', 'dataset', 'lab', 'defaults', 'variants', 'workload', 'repetitions', 'confidence', 'report', 'expect'];
+// The lab an experiment (or one variant) runs on: the topology as a variable. LAB=own starts it.
+const LAB_KEYS = ['groups', 'data_nodes_per_group', 'shape', 'data_node'];
+const DATA_NODE_KEYS = ['cpus', 'cpuset', 'mem', 'heap'];
+const SHAPES = ['groups', 'off'];
+const CPU_LIST = /^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$/;
+const SIZE = /^[0-9]+[kmg]?$/i;
 const SOURCE_KEYS = ['title', 'url', 'table', 'setup', 'notes', 'published'];
 const DATASET_KEYS = ['profile', 'scale', 'seed', 'quick'];
 const DATASET_QUICK_KEYS = ['profile', 'scale', 'seed'];
-const VARIANT_KEYS = ['name', 'label', ...Object.keys(SETTINGS)];
+const VARIANT_KEYS = ['name', 'label', 'lab', 'burst', ...Object.keys(SETTINGS)];
+// A search-bot burst on one odd store during the measured window (k6-scripts/bot.js's crawler):
+// from and to as fractions of the window, so QUICK's short window keeps the same shape
+const BURST_KEYS = ['from', 'to', 'rate'];
 const WORKLOAD_RUN_KEYS = ['vus', 'think_ms', 'rate', 'ramp_up', 'warmup', 'measure'];
 const WORKLOAD_KEYS = ['scenario', 'model', ...WORKLOAD_RUN_KEYS, 'quick'];
 const REPORT_KEYS = ['metrics', 'table'];
-const EXPECT_KEYS = ['claim', 'metric', 'lower', 'higher', 'than', 'decreasing', 'increasing'];
+const EXPECT_KEYS = ['claim', 'metric', 'lower', 'higher', 'than', 'decreasing', 'increasing', 'variant', 'at_most', 'at_least'];
 const WORKLOAD_DEFAULTS = { scenario: 'storefront', model: 'closed', vus: 8, think_ms: 0, rate: null, ramp_up: '30s', warmup: '60s', measure: '120s' };
 
 // Per-variant build allowance for estimatedSeconds: index creation, the seeder's load to green
@@ -223,14 +234,39 @@ function checkSettings(c, s, path) {
     out.refresh_interval = String(r);
   }
   if (s.group !== undefined) {
-    if (typeof s.group !== 'string' || !GROUP.test(s.group)) c.fail(`${path}.group`, `must be "all" or an index group name of lab.env such as g1 (got ${got(s.group)})`);
+    if (typeof s.group !== 'string' || !GROUP.test(s.group)) c.fail(`${path}.group`, `must be "all", "spread" (index i on the i-th index group) or an index group name of lab.env such as g1 (got ${got(s.group)})`);
     out.group = s.group;
   }
   if (s.assign !== undefined) out.assign = c.oneOf(s.assign, `${path}.assign`, ASSIGN);
   return out;
 }
 
-function checkVariants(c, v, defaults) {
+/** A `lab:` mapping -> { groups, data_nodes_per_group, shape, data_node } (only what it sets). */
+function checkLab(c, v, path) {
+  const l = c.mapping(v, path, LAB_KEYS);
+  const out = {};
+  if (l.groups !== undefined) out.groups = c.integer(l.groups, `${path}.groups`, LIMITS.groups);
+  if (l.data_nodes_per_group !== undefined) out.data_nodes_per_group = c.integer(l.data_nodes_per_group, `${path}.data_nodes_per_group`, LIMITS.data_nodes_per_group);
+  if (l.shape !== undefined) out.shape = c.oneOf(l.shape, `${path}.shape`, SHAPES);
+  if (l.data_node !== undefined) {
+    const d = c.mapping(l.data_node, `${path}.data_node`, DATA_NODE_KEYS);
+    const n = {};
+    if (d.cpus !== undefined) n.cpus = c.number(d.cpus, `${path}.data_node.cpus`, [0, 256], { exclusiveMin: true });
+    if (d.cpuset !== undefined) {
+      if (!CPU_LIST.test(String(d.cpuset))) c.fail(`${path}.data_node.cpuset`, `must be a CPU list like 0, 0-1 or 0,2 (got ${got(d.cpuset)})`);
+      n.cpuset = String(d.cpuset);
+    }
+    for (const k of ['mem', 'heap']) {
+      if (d[k] === undefined) continue;
+      if (!SIZE.test(String(d[k]))) c.fail(`${path}.data_node.${k}`, `must be a size like 512m or 2g (got ${got(d[k])})`);
+      n[k] = String(d[k]);
+    }
+    out.data_node = n;
+  }
+  return out;
+}
+
+function checkVariants(c, v, defaults, lab) {
   c.list(v, 'variants', LIMITS.variants, 'variants');
   const seen = new Map();
   return v.map((raw, i) => {
@@ -250,7 +286,18 @@ function checkVariants(c, v, defaults) {
     const { assign, indices } = settings;
     if (assign === 'all' && indices !== 1) c.fail(`${path}.assign`, `all puts every store in one index, so indices must be 1 (got indices: ${indices}); use odd-even or round-robin`);
     if (assign === 'odd-even' && indices !== 2) c.fail(`${path}.assign`, `odd-even needs indices: 2 (got indices: ${indices})`);
-    return { name, label, settings: Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, settings[k]])) };
+    // the variant's lab: the experiment's, with what the variant sets on top; null: the lab as it is
+    const own = item.lab === undefined ? null : checkLab(c, item.lab, `${path}.lab`);
+    const merged = lab || own ? { ...lab, ...own, ...(lab?.data_node || own?.data_node ? { data_node: { ...lab?.data_node, ...own?.data_node } } : {}) } : null;
+    let burst = null;
+    if (item.burst !== undefined) {
+      const b = c.mapping(item.burst, `${path}.burst`, BURST_KEYS);
+      c.required(b.from, `${path}.burst.from`, 'where the burst starts, as a fraction of the measured window (0.4)');
+      c.required(b.to, `${path}.burst.to`, 'where it ends, as a fraction of the measured window (0.7)');
+      burst = { from: c.number(b.from, `${path}.burst.from`, [0, 0.95]), to: c.number(b.to, `${path}.burst.to`, [0.05, 1]), rate: b.rate === undefined ? 30 : c.number(b.rate, `${path}.burst.rate`, [1, 1000]) };
+      if (burst.to <= burst.from) c.fail(`${path}.burst.to`, `must be after from (${burst.from}; got ${burst.to})`);
+    }
+    return { name, label, lab: merged, ...(burst ? { burst } : {}), settings: Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, settings[k]])) };
   });
 }
 
@@ -309,11 +356,18 @@ function checkExpect(c, v, variantNames) {
     const claim = c.text(e.claim, `${path}.claim`);
     c.required(e.metric, `${path}.metric`, 'a metric name such as p95_ms');
     if (!isMetric(e.metric)) c.fail(`${path}.metric`, `not a metric name (got ${got(e.metric)}; e.g. avg_ms, p95_ms, throughput_rps)`);
-    const forms = ['lower', 'higher', 'decreasing', 'increasing'].filter((k) => e[k] !== undefined);
+    const forms = ['lower', 'higher', 'decreasing', 'increasing', 'at_most', 'at_least'].filter((k) => e[k] !== undefined);
     if (forms.length !== 1) {
-      c.fail(path, `give one direction: lower or higher (with than), or decreasing or increasing (got ${forms.length ? forms.join(' and ') : 'none'})`);
+      c.fail(path, `give one direction: lower or higher (with than), decreasing or increasing, or at_most or at_least (with variant) (got ${forms.length ? forms.join(' and ') : 'none'})`);
     }
     const [direction] = forms;
+    if (direction === 'at_most' || direction === 'at_least') {
+      // one variant's figure against a bound (the article's "stays within 10%": at_most 1.1)
+      c.required(e.variant, `${path}.variant`, `the variant whose ${e.metric} is held to the bound`);
+      const bound = c.number(e[direction], `${path}.${direction}`, [-1e12, 1e12]);
+      return { claim, metric: e.metric, form: 'bound', direction, bound, variants: [variant(e.variant, `${path}.variant`)] };
+    }
+    if (e.variant !== undefined) c.fail(`${path}.variant`, 'only with at_most or at_least (a comparison names its variants in lower/higher and than)');
     if (direction === 'lower' || direction === 'higher') {
       c.required(e.than, `${path}.than`, `the variant ${direction === 'lower' ? 'expected slower' : 'expected lower'} to compare with`);
       const subject = variant(e[direction], `${path}.${direction}`);
@@ -352,8 +406,9 @@ export function checkSpec(doc, file) {
 
   const builtin = Object.fromEntries(Object.entries(SETTINGS).filter(([, d]) => d.default !== undefined).map(([k, d]) => [k, d.default]));
   const defaults = { ...builtin, ...checkSettings(c, c.mapping(doc.defaults ?? {}, 'defaults', Object.keys(SETTINGS)), 'defaults') };
+  const lab = doc.lab === undefined ? null : checkLab(c, doc.lab, 'lab');
   c.required(doc.variants, 'variants', `${LIMITS.variants[0]} to ${LIMITS.variants[1]} layout variants`);
-  const variants = checkVariants(c, doc.variants, defaults);
+  const variants = checkVariants(c, doc.variants, defaults, lab);
   const variantNames = variants.map((v) => v.name);
   const source = checkSource(c, doc.source, variantNames);
   const workload = checkWorkload(c, doc.workload);
@@ -362,7 +417,7 @@ export function checkSpec(doc, file) {
   const report = checkReport(c, doc.report);
   c.required(doc.expect, 'expect', 'one or more expected directions');
   const expect = checkExpect(c, doc.expect, variantNames);
-  return { file, name: base, title, hypothesis, source, dataset, defaults, variants, workload, repetitions, confidence, report, expect };
+  return { file, name: base, title, hypothesis, source, dataset, lab, defaults, variants, workload, repetitions, confidence, report, expect };
 }
 
 /** experiments/<name>.yaml -> the validated, defaulted spec; a SpecError (one line) otherwise. */
@@ -423,8 +478,7 @@ export function resolveSpec(spec, { quick = false, repeat } = {}) {
     warmup_s: durationSeconds(w.warmup),
     measure_s: durationSeconds(w.measure),
   };
-  const order = [];
-  for (let round = 1; round <= repetitions; round++) for (const v of spec.variants) order.push(v.name);
+  const order = measuredOrder(spec.variants, repetitions);
   return {
     name: spec.name,
     file: spec.file,
@@ -433,6 +487,7 @@ export function resolveSpec(spec, { quick = false, repeat } = {}) {
     source: spec.source,
     quick: Boolean(quick),
     dataset,
+    lab: spec.lab,
     variants: spec.variants.map((v) => ({ ...v, settings: { ...v.settings }, ...(spec.source.published?.[v.name] ? { published: { ...spec.source.published[v.name] } } : {}) })),
     workload,
     repetitions,
@@ -441,6 +496,25 @@ export function resolveSpec(spec, { quick = false, repeat } = {}) {
     expect: spec.expect,
     order,
   };
+}
+
+/** A variant's lab as a key: variants with equal keys run on the same lab. */
+export const labKey = (lab) => JSON.stringify(lab ?? null);
+
+/**
+ * The order of the measured windows. One lab: ABCABC. Variants on different labs (a variant
+ * with a lab: of its own): each round runs every lab's variants together, and the labs take
+ * turns starting a round (round 1 A then B, round 2 B then A, ...), so a lab is started
+ * repetitions + 1 times at most instead of once per window, and neither lab always runs first.
+ */
+export function measuredOrder(variants, repetitions) {
+  const labs = [...new Set(variants.map((v) => labKey(v.lab)))];
+  const order = [];
+  for (let round = 1; round <= repetitions; round++) {
+    const turn = round % 2 === 1 ? labs : [...labs].reverse();
+    for (const key of turn) for (const v of variants) if (labKey(v.lab) === key) order.push(v.name);
+  }
+  return order;
 }
 
 /**

@@ -321,3 +321,23 @@ export function bootstrapRatioCI(a, b, { confidence = 0.95, iterations = 10000, 
   const tail = ((1 - confidence) / 2) * 100;
   return { ratio: mean(a) / mb, low: percentile(ratios, tail), high: percentile(ratios, 100 - tail) };
 }
+
+/**
+ * One sample against a bound (a spec's `at_most` / `at_least`): the bootstrap distribution of
+ * the sample's mean (percentile method, seeded). -> { mean, low, high, pAbove, pBelow }, where
+ * low and high are the one-sided bounds at `confidence` (the mean is above low, below high,
+ * with that confidence) and pAbove / pBelow the share of resampled means above / below `limit`.
+ */
+export function bootstrapMeanBound(xs, limit, { confidence = 0.95, iterations = 10000, seed = 1 } = {}) {
+  checkSample(xs, 'xs');
+  const next = mulberry32(seed);
+  const means = [];
+  for (let i = 0; i < iterations; i++) {
+    let s = 0;
+    for (let j = 0; j < xs.length; j++) s += xs[Math.floor(next() * xs.length)];
+    means.push(s / xs.length);
+  }
+  const above = means.filter((m) => m > limit).length / iterations;
+  const below = means.filter((m) => m < limit).length / iterations;
+  return { mean: mean(xs), low: percentile(means, (1 - confidence) * 100), high: percentile(means, confidence * 100), pAbove: above, pBelow: below };
+}

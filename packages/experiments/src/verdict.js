@@ -7,7 +7,7 @@
 // repetitions that happened to succeed would no longer be the planned one.
 import { alphaOf, fmtNumber, fmtP, fmtWithUnit } from './format.js';
 import { metricDef, metricValue } from './metrics.js';
-import { binomial, bootstrapRatioCI, jonckheereTerpstra, mannWhitneyU, mean, multinomial } from './stats.js';
+import { binomial, bootstrapMeanBound, bootstrapRatioCI, jonckheereTerpstra, mannWhitneyU, mean, multinomial } from './stats.js';
 
 // p-values are exact fractions like 1/20 compared with a level like 1 - 0.95 in floats
 const EPS = 1e-12;
@@ -43,6 +43,7 @@ function valuesOf(figures, variant, metric) {
 }
 
 function testName(form, result) {
+  if (form === 'bound') return 'bootstrap of the mean over the repetitions, one-sided bound';
   if (form === 'pairwise') return `Mann-Whitney U, one-sided, ${result?.method === 'normal' ? 'normal approximation' : 'exact'}`;
   if (result?.method === 'monte-carlo') return `Jonckheere-Terpstra, one-sided, Monte Carlo (${result.draws} permutations)`;
   return 'Jonckheere-Terpstra, one-sided, exact';
@@ -114,6 +115,32 @@ function trend(e, samples, confidence) {
   });
 }
 
+// One variant's mean against a bound: held when the one-sided bootstrap bound of its mean at the
+// confidence is within it; broken when the opposite bound is past it; else inconclusive.
+function bound(e, samples, confidence) {
+  const [v] = e.variants;
+  const xs = samples[v];
+  const { unit } = metricDef(e.metric);
+  const b = bootstrapMeanBound(xs, e.bound, { confidence, seed: seedOf(`${e.metric}:${v}:${e.bound}`) });
+  const most = e.direction === 'at_most';
+  const held = most ? b.high <= e.bound : b.low >= e.bound;
+  const broken = most ? b.low > e.bound : b.high < e.bound;
+  const values = `${xs.map((x) => fmtNumber(x)).join(', ')}${unit && unit !== 'ratio' && unit !== 'x' ? ` ${unit}` : ''}`;
+  const interval = `mean ${fmtNumber(b.mean)}, one-sided ${Math.round(confidence * 100)}% bound ${fmtNumber(most ? b.high : b.low)}`;
+  const base = {
+    test: testName('bound'),
+    p_value: most ? b.pAbove : b.pBelow,
+    p_value_opposite: most ? b.pBelow : b.pAbove,
+    statistic: { bound: e.bound, low: b.low, high: b.high },
+    means: { [v]: b.mean },
+    effect: null,
+  };
+  const word = most ? 'at most' : 'at least';
+  if (held) return { ...base, result: 'reproduced', reason: `${v}'s ${e.metric} stayed ${word} ${fmtNumber(e.bound)} (${interval}; repetitions ${values})` };
+  if (broken) return { ...base, result: 'not_reproduced', reason: `${v}'s ${e.metric} was ${most ? 'above' : 'below'} ${fmtNumber(e.bound)} (${interval}; repetitions ${values})` };
+  return { ...base, result: 'inconclusive', reason: `${v}'s ${e.metric} is not clearly ${word} ${fmtNumber(e.bound)}: ${interval} (repetitions ${values}); more repetitions (REPEAT=) narrow the bound` };
+}
+
 function decide(base, { alpha, minP, reproduced, notReproduced, tooFew, unclear }) {
   if (base.p_value <= alpha + EPS) return { ...base, result: 'reproduced', reason: reproduced() };
   if (base.p_value_opposite <= alpha + EPS) return { ...base, result: 'not_reproduced', reason: notReproduced() };
@@ -128,7 +155,7 @@ function decide(base, { alpha, minP, reproduced, notReproduced, tooFew, unclear 
  */
 export function verdicts(plan, variantsFigures) {
   return plan.expect.map((e) => {
-    const head = { claim: e.claim, metric: e.metric, form: e.form, direction: e.direction, variants: [...e.variants] };
+    const head = { claim: e.claim, metric: e.metric, form: e.form, direction: e.direction, variants: [...e.variants], ...(e.form === 'bound' ? { bound: e.bound } : {}) };
     const samples = {};
     for (const v of e.variants) {
       const got = valuesOf(variantsFigures, v, e.metric);
@@ -148,7 +175,7 @@ export function verdicts(plan, variantsFigures) {
       }
       samples[v] = got.values;
     }
-    const computed = e.form === 'pairwise' ? pairwise(e, samples, plan.confidence) : trend(e, samples, plan.confidence);
+    const computed = e.form === 'pairwise' ? pairwise(e, samples, plan.confidence) : e.form === 'bound' ? bound(e, samples, plan.confidence) : trend(e, samples, plan.confidence);
     return { ...head, result: computed.result, test: computed.test, confidence: plan.confidence, ...computed };
   });
 }

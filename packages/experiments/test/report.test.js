@@ -74,7 +74,7 @@ test('writeReport writes report.md, a self-contained report.html and the charts'
   const { results } = syntheticResults();
   const dir = join(mkdtempSync(join(tmpdir(), 'report-')), 'run');
   const files = await writeReport(dir, results);
-  assert.deepEqual(files, ['report.md', 'report.html', 'latency-by-variant-avg_ms.svg', 'latency-by-variant-p95_ms.svg', 'latency-over-time.svg', 'published-vs-lab-avg_ms.svg', 'published-vs-lab-p95_ms.svg']);
+  assert.deepEqual(files, ['report.md', 'report.html', 'latency-by-variant-avg_ms.svg', 'latency-by-variant-p95_ms.svg', 'by-variant-throughput_rps.svg', 'latency-over-time.svg', 'published-vs-lab-avg_ms.svg', 'published-vs-lab-p95_ms.svg']);
   for (const f of files) assert.ok(existsSync(join(dir, f)), f);
   for (const f of files.filter((x) => x.endsWith('.svg'))) assert.equal(xmlRoot(readFileSync(join(dir, f), 'utf8')), 'svg', f);
 
@@ -97,7 +97,7 @@ test('writeReport writes report.md, a self-contained report.html and the charts'
 
   const html = readFileSync(join(dir, 'report.html'), 'utf8');
   assert.match(html, /^<!DOCTYPE html>/);
-  assert.equal((html.match(/<svg /g) ?? []).length, 5, 'every chart inlined');
+  assert.equal((html.match(/<svg /g) ?? []).length, files.filter((x) => x.endsWith('.svg')).length, 'every chart inlined');
   assert.ok(!/<(link|script|img)\b/.test(html), 'no external asset');
   assert.ok(!/\b(src|href)="(?!https:\/\/www\.bigeng\.io)/.test(html.replace(/<svg[\s\S]*?<\/svg>/g, '')), 'only the source article is linked');
   assert.match(html, /<strong>reproduced<\/strong>: 2x4 answers faster than 1x8/);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 import { SpecError } from '../src/errors.js';
-import { checkSpec, durationSeconds, estimatedSeconds, listSpecs, loadSpec, profileNames, resolveSpec, shownPath } from '../src/spec.js';
+import { checkSpec, durationSeconds, estimatedSeconds, listSpecs, loadSpec, measuredOrder, profileNames, resolveSpec, shownPath } from '../src/spec.js';
 
 const fixtures = new URL('./fixtures/specs/', import.meta.url).pathname;
 const fixture = (name) => join(fixtures, `${name}.yaml`);
@@ -25,7 +25,7 @@ test('a minimal spec gets every default', () => {
   const s = loadSpec(fixture('good-minimal'));
   assert.equal(s.name, 'good-minimal');
   assert.deepEqual(s.variants[0], {
-    name: 'a', label: 'a',
+    name: 'a', label: 'a', lab: null,
     settings: { indices: 1, shards: 2, replicas: 1, refresh_interval: '1s', group: 'all', assign: 'all', segments: 1 },
   });
   assert.deepEqual(s.dataset, { profile: 'ci', scale: 1, seed: 1, quick: { profile: 'ci', scale: 1, seed: 1 } });
@@ -74,7 +74,7 @@ test('REPEAT overrides repetitions and is checked', () => {
 test('file-level errors: one line naming file, field and what is allowed', () => {
   throwsSpec(() => loadSpec(fixture('bad-shards-zero')), `${shownPath(fixture('bad-shards-zero'))}: variants[2].shards: must be a positive integer (got 0)`);
   throwsSpec(() => loadSpec(fixture('bad-typo')),
-    `${shownPath(fixture('bad-typo'))}: variants[1].shard: unknown key; did you mean shards? (allowed: name, label, indices, shards, replicas, refresh_interval, group, assign, segments)`);
+    `${shownPath(fixture('bad-typo'))}: variants[1].shard: unknown key; did you mean shards? (allowed: name, label, lab, burst, indices, shards, replicas, refresh_interval, group, assign, segments)`);
   throwsSpec(() => loadSpec(fixture('bad-name')), `${shownPath(fixture('bad-name'))}: name: must equal the file's base name "bad-name" (got "another-name")`);
   throwsSpec(() => loadSpec(fixture('no-such-spec')), `${shownPath(fixture('no-such-spec'))}: no such file`);
   assert.throws(() => loadSpec(fixture('bad-yaml')), (err) => {
@@ -92,7 +92,7 @@ test('the shown path is relative to the working directory when under it', () => 
 // Each kind of mistake, on the parsed minimal spec: [what to change, the exact message after "FILE: "]
 const base = parse(readFileSync(fixture('good-minimal'), 'utf8'));
 const cases = [
-  ['top-level typo', (d) => { d.variant = []; }, 'variant: unknown key; did you mean variants? (allowed: name, title, hypothesis, source, dataset, defaults, variants, workload, repetitions, confidence, report, expect)'],
+  ['top-level typo', (d) => { d.variant = []; }, 'variant: unknown key; did you mean variants? (allowed: name, title, hypothesis, source, dataset, lab, defaults, variants, workload, repetitions, confidence, report, expect)'],
   ['missing title', (d) => { delete d.title; }, 'title: must be a non-empty text (got nothing)'],
   ['missing dataset', (d) => { delete d.dataset; }, 'dataset: missing (profile, scale, seed)'],
   ['unknown profile', (d) => { d.dataset.profile = 'huge'; }, `dataset.profile: must be one of ${profileNames().join(', ')} (got "huge")`],
@@ -108,7 +108,7 @@ const cases = [
   ['bad name', (d) => { d.variants[0].name = '1X8'; }, 'variants[0].name: must be a name like 1x8: lower-case letters, digits, dashes, starting with a letter or digit (got "1X8")'],
   ['duplicate name', (d) => { d.variants[1].name = 'a'; }, 'variants[1].name: "a" is already the name of variants[0]'],
   ['refresh interval', (d) => { d.variants[0].refresh_interval = '1 s'; }, 'variants[0].refresh_interval: must be an Elasticsearch time value like 1s, 500ms, 30s, or -1 (got "1 s")'],
-  ['group', (d) => { d.defaults = { group: 'G 1' }; }, 'defaults.group: must be "all" or an index group name of lab.env such as g1 (got "G 1")'],
+  ['group', (d) => { d.defaults = { group: 'G 1' }; }, 'defaults.group: must be "all", "spread" (index i on the i-th index group) or an index group name of lab.env such as g1 (got "G 1")'],
   ['assign', (d) => { d.variants[0].assign = 'odd'; }, 'variants[0].assign: must be one of all, odd-even, round-robin (got "odd")'],
   ['all with two indices', (d) => { d.variants[0].indices = 2; }, 'variants[0].assign: all puts every store in one index, so indices must be 1 (got indices: 2); use odd-even or round-robin'],
   ['odd-even with three', (d) => { Object.assign(d.variants[0], { indices: 3, assign: 'odd-even' }); }, 'variants[0].assign: odd-even needs indices: 2 (got indices: 3)'],
@@ -133,15 +133,15 @@ const cases = [
   ['report column', (d) => { d.report = { table: ['shards', 'speed'] }; }, 'report.table[1]: not a column name: a variant setting, a layout fact or a metric (got "speed"; the README lists the names)'],
   ['no expectation', (d) => { d.expect = []; }, 'expect: must list 1 to 20 expected directions (got 0)'],
   ['expectation metric', (d) => { d.expect[0].metric = 'speed'; }, 'expect[0].metric: not a metric name (got "speed"; e.g. avg_ms, p95_ms, throughput_rps)'],
-  ['expectation without direction', (d) => { delete d.expect[0].lower; }, 'expect[0]: give one direction: lower or higher (with than), or decreasing or increasing (got none)'],
-  ['expectation with two', (d) => { d.expect[0].decreasing = ['a', 'b']; }, 'expect[0]: give one direction: lower or higher (with than), or decreasing or increasing (got lower and decreasing)'],
+  ['expectation without direction', (d) => { delete d.expect[0].lower; }, 'expect[0]: give one direction: lower or higher (with than), decreasing or increasing, or at_most or at_least (with variant) (got none)'],
+  ['expectation with two', (d) => { d.expect[0].decreasing = ['a', 'b']; }, 'expect[0]: give one direction: lower or higher (with than), decreasing or increasing, or at_most or at_least (with variant) (got lower and decreasing)'],
   ['expectation of no variant', (d) => { d.expect[0].than = 'c'; }, 'expect[0].than: must be a variant name: a, b (got "c")'],
   ['expectation against itself', (d) => { d.expect[0].than = 'b'; }, 'expect[0].than: must be another variant than lower: b'],
   ['than without pair', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', decreasing: ['a', 'b'], than: 'a' }; }, 'expect[0].than: only with lower or higher (a decreasing trend lists its variants in order)'],
   ['trend repeats', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', decreasing: ['a', 'a'] }; }, 'expect[0].decreasing[1]: "a" is listed twice'],
   ['trend of one', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', increasing: ['a'] }; }, 'expect[0].increasing: must list 2 to 12 variant names in the expected order (got 1)'],
-  ['expectation typo', (d) => { d.expect[0].lowr = 'b'; }, 'expect[0].lowr: unknown key; did you mean lower? (allowed: claim, metric, lower, higher, than, decreasing, increasing)'],
-  ['not a mapping', () => ['a'], 'must be a YAML mapping of name, title, hypothesis, source, dataset, defaults, variants, workload, repetitions, confidence, report, expect (got a list)'],
+  ['expectation typo', (d) => { d.expect[0].lowr = 'b'; }, 'expect[0].lowr: unknown key; did you mean lower? (allowed: claim, metric, lower, higher, than, decreasing, increasing, variant, at_most, at_least)'],
+  ['not a mapping', () => ['a'], 'must be a YAML mapping of name, title, hypothesis, source, dataset, lab, defaults, variants, workload, repetitions, confidence, report, expect (got a list)'],
 ];
 for (const [what, change, message] of cases) {
   test(`spec error: ${what}`, () => {
@@ -179,17 +179,29 @@ test('listSpecs: every spec of a folder, sorted by name; a broken one is an erro
   throwsSpec(() => listSpecs(join(dir, 'none')), `${shownPath(join(dir, 'none'))}: no such folder of experiments`);
 });
 
-test('the delivered experiments are valid and fit 20 minutes each in full', () => {
-  const specs = listSpecs(experiments);
-  assert.deepEqual(specs.map((s) => s.name), ['h1-shard-count', 'h2-split-index']);
-  for (const s of specs) {
+test('the delivered experiments are valid and fit 20 minutes each in full (35 for the 9-cell sweep)', () => {
+  const all = listSpecs(experiments);
+  assert.deepEqual(all.map((s) => s.name), ['explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups']);
+  for (const s of all) {
     const full = resolveSpec(s);
-    assert.ok(estimatedSeconds(full) <= 20 * 60, `${s.name}: ${estimatedSeconds(full)} s`);
-    assert.ok(estimatedSeconds(resolveSpec(s, { quick: true, repeat: 2 })) < 5 * 60);
+    const limit = s.variants.length > 4 ? 35 : 20;
+    assert.ok(estimatedSeconds(full) <= limit * 60, `${s.name}: ${estimatedSeconds(full)} s`);
+    assert.ok(estimatedSeconds(resolveSpec(s, { quick: true, repeat: 2 })) < (s.variants.length > 4 ? 8 : 5) * 60);
     assert.equal(full.repetitions, 3);
-    assert.deepEqual([full.dataset.profile, full.dataset.scale], ['demo', 0.2]);
+    assert.equal(full.dataset.profile, 'demo');
     assert.deepEqual([resolveSpec(s, { quick: true }).dataset.profile, resolveSpec(s, { quick: true }).dataset.scale], ['ci', 0.05]);
   }
+  // the sweep runs on equal data nodes of half a core each, on a lab of its own
+  const sweep = all[0];
+  assert.ok(sweep.variants.every((v) => v.lab?.data_node?.cpus === 0.5));
+  assert.deepEqual(sweep.variants.map((v) => `${v.settings.shards}/${v.settings.replicas}`), ['3/1', '6/1', '10/1', '3/2', '6/2', '10/2', '3/3', '6/3', '10/3']);
+  // h3: (a) on the default lab, (b) a burst on it and on the same nodes unshaped
+  const h3 = all[3];
+  assert.deepEqual(h3.variants.map((v) => [v.name, v.settings.group, v.lab?.shape ?? null, Boolean(v.burst)]), [
+    ['dual-4', 'all', null, false], ['groups-4', 'spread', null, false], ['dual-8', 'all', null, false], ['groups-8', 'spread', null, false],
+    ['burst-shaped', 'spread', null, true], ['burst-unshaped', 'spread', 'off', true]]);
+  const specs = all.slice(1, 3);
+  assert.deepEqual(specs.map((s) => s.dataset.scale), [0.2, 0.2]);
   const h2 = specs[1];
   assert.deepEqual(h2.variants.map((v) => [v.name, v.settings.indices, v.settings.shards, v.settings.assign]),
     [['1x8', 1, 8, 'all'], ['2x4', 2, 4, 'odd-even'], ['1x16', 1, 16, 'all'], ['2x8', 2, 8, 'odd-even']]);
@@ -200,4 +212,31 @@ test('estimatedSeconds: windows per variant and repetition plus a build allowanc
   const plan = resolveSpec(loadSpec(fixture('good-minimal')), { repeat: 2 });
   // 2 variants x 2 repetitions x (30 + 60 + 120) s + 2 x (20 s + 50,000 docs / 8,000 docs/s + (30 + 60) s)
   assert.equal(estimatedSeconds(plan), 2 * 2 * 210 + Math.round(2 * (20 + 50000 / 8000 + 90)));
+});
+
+test('lab: the experiment sets the topology; a variant may set its own on top', () => {
+  const doc = parse(readFileSync(fixture('good-minimal'), 'utf8'));
+  doc.lab = { groups: 2, data_nodes_per_group: 2, data_node: { cpus: 0.5, mem: '1536m' } };
+  doc.variants[0].lab = { shape: 'off', data_node: { heap: '384m' } };
+  const s = checkSpec(doc, fixture('good-minimal'));
+  assert.deepEqual(s.variants[0].lab, { groups: 2, data_nodes_per_group: 2, shape: 'off', data_node: { cpus: 0.5, mem: '1536m', heap: '384m' } });
+  assert.deepEqual(s.variants[1].lab, doc.lab);
+  for (const [lab, message] of [
+    [{ groups: 0 }, 'lab.groups: must be a positive integer (got 0)'],
+    [{ shape: 'on' }, 'lab.shape: must be one of groups, off (got "on")'],
+    [{ data_node: { cpus: 0 } }, 'lab.data_node.cpus: must be a number above 0 and at most 256 (got 0)'],
+    [{ data_node: { cpuset: '0-x' } }, 'lab.data_node.cpuset: must be a CPU list like 0, 0-1 or 0,2 (got "0-x")'],
+    [{ data_node: { mem: 'lots' } }, 'lab.data_node.mem: must be a size like 512m or 2g (got "lots")'],
+    [{ nodes: 3 }, 'lab.nodes: unknown key'],
+  ]) {
+    assert.throws(() => checkSpec({ ...doc, lab }, fixture('good-minimal')), (err) => err.message.includes(message) || assert.fail(err.message));
+  }
+});
+
+test('measured order: one lab interleaves ABCABC; two labs take turns starting a round', () => {
+  const v = (name, lab = null) => ({ name, lab });
+  assert.deepEqual(measuredOrder([v('a'), v('b')], 2), ['a', 'b', 'a', 'b']);
+  const shaped = { shape: 'groups' };
+  const off = { shape: 'off' };
+  assert.deepEqual(measuredOrder([v('s1', shaped), v('o', off), v('s2', shaped)], 3), ['s1', 's2', 'o', 'o', 's1', 's2', 's1', 's2', 'o']);
 });

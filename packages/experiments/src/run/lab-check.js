@@ -60,7 +60,15 @@ export async function groupsOf(client, groupAttr) {
 
 /** Every variant fits the lab: its group exists and holds replicas + 1 data nodes. */
 export function requireVariantsFit(variants, groups) {
+  const named = Object.keys(groups).filter((g) => g !== 'all').sort();
   for (const v of variants) {
+    if (v.group === 'spread') {
+      // index i on the i-th group: as many groups as indices, each deep enough for the copies
+      if (named.length < v.indices) throw new RunError(`variant ${v.name}: group spread puts each of its ${v.indices} indices on a group of its own; the lab has ${named.length} (${named.join(', ') || 'none'})`);
+      const short = named.slice(0, v.indices).find((g) => groups[g] < v.replicas + 1);
+      if (short) throw new RunError(`variant ${v.name}: ${v.replicas} replica(s) need ${v.replicas + 1} data nodes in group ${short}; the lab has ${groups[short]}`);
+      continue;
+    }
     const have = groups[v.group];
     if (have === undefined) {
       const known = Object.keys(groups).filter((g) => g !== 'all');

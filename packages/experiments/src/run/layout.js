@@ -30,6 +30,8 @@ export function layoutNames(runId, variant, tenants) {
   const indices = Array.from({ length: variant.indices }, (_, i) => experimentIndexName(runId, variant.name, i));
   const tenantsOut = tenants.map((t) => ({
     id: t.id, alias: experimentAlias(runId, variant.name, t.id), index: indices[indexOfTenant(variant, t)],
+    // odd or even store number: the article's two halves, whichever index holds them
+    set: storeNumber(t) % 2 === 1 ? 'odd' : 'even',
     weight: t.traffic_weight, documents: t.expected_products,
   }));
   return { indices, tenants: tenantsOut };
@@ -37,9 +39,13 @@ export function layoutNames(runId, variant, tenants) {
 
 const filterPath = { filter_path: 'acknowledged' };
 
-/** Creates the indices (no replicas, no refresh while loading) and the tenants' aliases. */
-export async function createLayout(client, { variant, groupAttr, names }) {
-  for (const index of names.indices) {
+/**
+ * Creates the indices (no replicas, no refresh while loading) and the tenants' aliases. An index
+ * is held to the variant's group; with group `spread`, index i to the i-th of `groups` (the
+ * lab's index groups in order: odd stores on g1, even on g2 for two indices).
+ */
+export async function createLayout(client, { variant, groupAttr, names, groups = [] }) {
+  for (const [i, index] of names.indices.entries()) {
     const settings = {
       'index.number_of_shards': variant.shards,
       'index.number_of_replicas': 0,
@@ -48,7 +54,9 @@ export async function createLayout(client, { variant, groupAttr, names }) {
       // store sizes read right after the force-merge, not 10 s old (the default cache)
       'index.store.stats_refresh_interval': '0s',
     };
-    if (variant.group !== 'all') settings[`index.routing.allocation.require.${groupAttr}`] = variant.group;
+    const group = variant.group === 'spread' ? groups[i] : variant.group;
+    if (!group) throw new RunError(`variant ${variant.name}: no index group for its index ${i + 1} (the lab has ${groups.join(', ') || 'none'})`);
+    if (group !== 'all') settings[`index.routing.allocation.require.${groupAttr}`] = group;
     await client.indices.create({ index, settings, mappings: { ...MAPPING, _meta: { tenantlab: { kind: 'experiment', variant: variant.name } } }, wait_for_active_shards: 'all' });
   }
   const actions = names.tenants.map((t) => ({

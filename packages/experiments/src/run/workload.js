@@ -24,7 +24,7 @@ function cpuTicks(pid) {
  * Runs k6 for one repetition. Returns { figures, timeline, k6CpuSeconds, measureWallMs, exitCode }.
  * `signal` (AbortSignal) stops k6 at once (Ctrl-C of the run).
  */
-export async function runK6({ k6, script, esUrl, workload, tenants, dir, runId, signal, onMeasureStart }) {
+export async function runK6({ k6, script, esUrl, workload, tenants, dir, runId, signal, onMeasureStart, burst = null }) {
   const tenantsFile = join(dir, 'tenants.json');
   writeFileSync(tenantsFile, JSON.stringify(tenants));
   const samples = join(dir, 'samples.json');
@@ -36,6 +36,15 @@ export async function runK6({ k6, script, esUrl, workload, tenants, dir, runId, 
   };
   if (workload.model === 'open') env.RATE = String(workload.rate);
   else env.VUS = String(workload.vus);
+  if (burst) {
+    // the crawler on the biggest odd store (on g1 when the odd stores' index is there)
+    const target = tenants.filter((t) => t.set === 'odd').sort((a, b) => b.documents - a.documents)[0] ?? tenants[0];
+    Object.assign(env, {
+      BOT_TENANT: target.id, BOT_RATE: String(burst.rate),
+      BURST_AT: `${Math.round(burst.from * workload.measure_s * 10) / 10}s`,
+      BURST_FOR: `${Math.round((burst.to - burst.from) * workload.measure_s * 10) / 10}s`,
+    });
+  }
   // the plan's durations in seconds (spec.js resolveSpec), beside their k6 form
   const warmupMs = (workload.ramp_up_s + workload.warmup_s) * 1000;
   const measureMs = workload.measure_s * 1000;
@@ -70,9 +79,12 @@ export async function runK6({ k6, script, esUrl, workload, tenants, dir, runId, 
   }
   const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
   const k6CpuSeconds = atMeasure?.ticks != null && last != null ? (last - atMeasure.ticks) / TICKS_PER_S : null;
+  const timelines = await timelinesOf(samples);
   return {
     figures: figuresOf(summary, workload.measure_s),
-    timeline: await timelineOf(samples),
+    timeline: timelines.all,
+    timelineBySet: timelines.bySet,
+    burstTenant: env.BOT_TENANT ?? null,
     k6CpuSeconds,
     measureWallMs: measureMs,
     crossTenantHits: summary.metrics.cross_tenant_hits?.values?.count ?? 0,
@@ -95,6 +107,19 @@ export function figuresOf(summary, measureSeconds) {
     const v = m[`http_req_duration{scenario:measure,query_type:${q}}`]?.values;
     if (v && v.count) byType[q] = { requests: v.count, avg_ms: r2(v.avg), p95_ms: r2(v['p(95)']) };
   }
+  // per store half (odd / even store numbers), and before / during the burst when there was one
+  const bySet = {};
+  for (const set of ['odd', 'even']) {
+    const v = m[`http_req_duration{scenario:measure,store_set:${set}}`]?.values;
+    if (!v?.count) continue;
+    const out = { requests: v.count, avg_ms: r2(v.avg), p95_ms: r2(v['p(95)']) };
+    const before = m[`http_req_duration{scenario:measure,store_set:${set},phase:before}`]?.values;
+    const during = m[`http_req_duration{scenario:measure,store_set:${set},phase:during}`]?.values;
+    if (before?.count && during?.count) {
+      Object.assign(out, { before_p95_ms: r2(before['p(95)']), during_p95_ms: r2(during['p(95)']), burst_p95_ratio: before['p(95)'] > 0 ? r2(during['p(95)'] / before['p(95)']) : null });
+    }
+    bySet[set] = out;
+  }
   return {
     requests,
     throughput_rps: r2(requests / measureSeconds),
@@ -103,29 +128,43 @@ export function figuresOf(summary, measureSeconds) {
     avg_ms: r2(d.avg), p50_ms: r2(d['p(50)'] ?? d.med), p95_ms: r2(d['p(95)']), p99_ms: r2(d['p(99)']), max_ms: r2(d.max),
     dropped_iterations: m['dropped_iterations{scenario:measure}']?.values?.count ?? 0,
     by_type: byType,
+    ...(Object.keys(bySet).length ? { by_set: bySet } : {}),
   };
 }
 
 /** Per second of the measured window: requests/s, average and p95 latency (k6's JSON output). */
 export async function timelineOf(file) {
+  return (await timelinesOf(file)).all;
+}
+
+/** The timeline of every request, and one per store half (store_set tag) when tagged. */
+export async function timelinesOf(file) {
   const points = [];
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line.includes('"http_req_duration"') || !line.includes('"Point"')) continue;
     const p = JSON.parse(line);
     if (p.data?.tags?.scenario !== 'measure') continue;
-    points.push([Date.parse(p.data.time), p.data.value]);
+    points.push([Date.parse(p.data.time), p.data.value, p.data.tags.store_set ?? null]);
   }
   // k6 writes the points of its VUs as they come, not in time order: seconds from the earliest
   const t0 = points.reduce((m, [t]) => Math.min(m, t), Infinity);
-  const buckets = new Map();
-  for (const [t, value] of points) {
-    const s = Math.floor((t - t0) / 1000);
-    if (!buckets.has(s)) buckets.set(s, []);
-    buckets.get(s).push(value);
+  const series = (pts) => {
+    const buckets = new Map();
+    for (const [t, value] of pts) {
+      const s = Math.floor((t - t0) / 1000);
+      if (!buckets.has(s)) buckets.set(s, []);
+      buckets.get(s).push(value);
+    }
+    return [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([s, v]) => {
+      v.sort((a, b) => a - b);
+      return { t_s: s, rps: v.length, avg_ms: r2(v.reduce((a, x) => a + x, 0) / v.length), p95_ms: r2(v[Math.min(v.length - 1, Math.ceil(0.95 * v.length) - 1)]) };
+    });
+  };
+  const bySet = {};
+  for (const set of ['odd', 'even']) {
+    const pts = points.filter((p) => p[2] === set);
+    if (pts.length) bySet[set] = series(pts);
   }
-  return [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([s, v]) => {
-    v.sort((a, b) => a - b);
-    return { t_s: s, rps: v.length, avg_ms: r2(v.reduce((a, x) => a + x, 0) / v.length), p95_ms: r2(v[Math.min(v.length - 1, Math.ceil(0.95 * v.length) - 1)]) };
-  });
+  return { all: series(points), bySet };
 }
