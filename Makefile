@@ -7,7 +7,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 LAB := scripts/lab
 
-.PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup render dashboards \
+.PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup bench-shape render dashboards \
 	tenants groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator \
 	seed seed-verify resubmit update querylog bench-seed \
 	load load-bot load-writes replay bench-load \
@@ -132,6 +132,9 @@ test-compose: ## The compose runtime for real: an engine (a private one as root)
 
 bench-startup: ## Seconds from `make up` to green (native) and RSS per node
 	@tests/bench/startup
+
+bench-shape: ## What node sizes cost: make up -> green, idle RSS and CPU, SHAPE=groups against SHAPE=off (native)
+	@tests/bench/shape
 
 bench-seed: ## Seeder docs/s against a naive loader, the client's bulk helper and a plain-HTTP ceiling (same run), and its CPU share (needs `make up`)
 	@scripts/install/npm-deps.sh seed-data && cd seed-data && node bench/seed.js

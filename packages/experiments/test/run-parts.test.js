@@ -6,7 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { indexOfTenant, layoutNames } from '../src/run/layout.js';
-import { figuresOf, timelineOf } from '../src/run/workload.js';
+import { figuresOf, timelineOf, timelinesOf } from '../src/run/workload.js';
+import { describeLab, labEnvOf, structureOf } from '../src/run/lab-control.js';
 import { windowFigures } from '../src/run/es-stats.js';
 import { BYTES_PER_DOC_ON_DISK, diskVerdict, requireVariantsFit } from '../src/run/lab-check.js';
 import { newRunId } from '../src/run.js';
@@ -91,4 +92,61 @@ test('too little disk for the dataset is refused with one line; enough passes', 
   assert.throws(() => diskVerdict({ documents: 1000, variants, freeBytes: [need * 10, need - 1] }),
     /^RunError: too little disk: the dataset needs about 0\.0 GB \(1000 documents x 3 shard copies over the variants\), the data nodes have 0\.0 GB free; use QUICK=1/);
   assert.throws(() => diskVerdict({ documents: 1, variants, freeBytes: [] }), /too little disk/);
+});
+
+test('store halves: each tenant carries its half; k6 submetrics per half and per burst phase -> by_set', () => {
+  const n = layoutNames('r1', { name: 'g', indices: 2, assign: 'odd-even' }, tenants);
+  assert.deepEqual(n.tenants.map((t) => t.set), ['odd', 'even', 'odd', 'even', 'odd']);
+  const d = (avg, p95, count) => ({ values: { avg, 'p(95)': p95, count } });
+  const summary = { metrics: {
+    'http_req_duration{scenario:measure}': d(10, 20, 100),
+    'http_reqs{scenario:measure}': { values: { count: 100 } },
+    'http_req_duration{scenario:measure,store_set:odd}': d(12, 30, 60),
+    'http_req_duration{scenario:measure,store_set:even}': d(8, 16, 40),
+    'http_req_duration{scenario:measure,store_set:even,phase:before}': d(7, 15, 15),
+    'http_req_duration{scenario:measure,store_set:even,phase:during}': d(9, 18, 12),
+  } };
+  assert.deepEqual(figuresOf(summary, 10).by_set, {
+    odd: { requests: 60, avg_ms: 12, p95_ms: 30 },
+    even: { requests: 40, avg_ms: 8, p95_ms: 16, before_p95_ms: 15, during_p95_ms: 18, burst_p95_ratio: 1.2 },
+  });
+  assert.equal(figuresOf({ metrics: { 'http_reqs{scenario:measure}': { values: { count: 1 } } } }, 1).by_set, undefined);
+});
+
+test('timelines per store half from the store_set tag', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'exp-'));
+  const point = (ms, value, set) => JSON.stringify({ type: 'Point', metric: 'http_req_duration', data: { time: new Date(ms).toISOString(), value, tags: { scenario: 'measure', store_set: set } } });
+  const t = Date.UTC(2026, 0, 1);
+  writeFileSync(join(dir, 's.json'), [point(t, 10, 'odd'), point(t + 100, 30, 'even'), point(t + 1100, 20, 'even')].join('\n'));
+  const { all, bySet } = await timelinesOf(join(dir, 's.json'));
+  assert.equal(all.length, 2);
+  assert.deepEqual(bySet.odd, [{ t_s: 0, rps: 1, avg_ms: 10, p95_ms: 10 }]);
+  assert.deepEqual(bySet.even.map((p) => [p.t_s, p.avg_ms]), [[0, 30], [1, 20]]);
+});
+
+test('group spread: one group per index, each deep enough for the copies', () => {
+  const groups = { all: 4, g1: 2, g2: 2 };
+  requireVariantsFit([{ name: 'groups-4', indices: 2, replicas: 1, group: 'spread' }], groups);
+  assert.throws(() => requireVariantsFit([{ name: 'x', indices: 3, replicas: 1, group: 'spread' }], groups), /group spread puts each of its 3 indices on a group of its own; the lab has 2 \(g1, g2\)/);
+  assert.throws(() => requireVariantsFit([{ name: 'x', indices: 2, replicas: 2, group: 'spread' }], groups), /2 replica\(s\) need 3 data nodes in group g1; the lab has 2/);
+});
+
+test('a spec\'s lab -> lab.env keys: the master kept, data nodes by group with ports after its own, sizes, SHAPE', () => {
+  const env = { LAB_MASTER_NODE: 'es-master', ES_MASTER_HTTP_PORT: '11200', ES_MASTER_TRANSPORT_PORT: '11300', LAB_NODES: 'es-master,es-data-1,es-data-2', ES_DATA_1_GROUP: 'g1', ES_DATA_2_GROUP: 'g2' };
+  assert.deepEqual(labEnvOf(null, env), {});
+  assert.deepEqual(labEnvOf({ shape: 'off' }, env), { SHAPE: 'off' });
+  const keys = labEnvOf({ groups: 3, data_nodes_per_group: 1, data_node: { cpus: 0.5 } }, env);
+  assert.equal(keys.LAB_NODES, 'es-master,es-data-1,es-data-2,es-data-3');
+  assert.deepEqual([keys.ES_DATA_3_GROUP, keys.ES_DATA_3_HTTP_PORT, keys.ES_DATA_3_TRANSPORT_PORT, keys.ES_DATA_3_CPUS, keys.ES_DATA_3_MEM], ['g3', '11203', '11303', '0.5', '']);
+  // only the sizes: the lab's own node set (2 groups of 1 here), each node sized
+  const sized = labEnvOf({ data_node: { cpus: 0.5 } }, env);
+  assert.equal(sized.LAB_NODES, 'es-master,es-data-1,es-data-2');
+  assert.deepEqual([sized.ES_DATA_1_GROUP, sized.ES_DATA_2_GROUP, sized.ES_DATA_2_CPUS], ['g1', 'g2', '0.5']);
+  assert.equal(describeLab({ groups: 2, data_nodes_per_group: 2, data_node: { cpus: 0.5, mem: '1g' }, shape: 'off' }), '2 groups x 2 data nodes, 0.5 cores, 1g memory each, SHAPE=off');
+});
+
+test('two labs differ in structure only when their nodes, roles or groups do', () => {
+  const base = { LAB_NODES: 'es-master,es-data-1', LAB_MASTER_NODE: 'es-master', LAB_GROUP_ATTR: 'index_group', ES_MASTER_ROLES: 'master', ES_MASTER_HTTP_PORT: '1', ES_MASTER_TRANSPORT_PORT: '2', ES_DATA_1_ROLES: 'data', ES_DATA_1_GROUP: 'g1', ES_DATA_1_HTTP_PORT: '3', ES_DATA_1_TRANSPORT_PORT: '4' };
+  assert.equal(structureOf(base), structureOf({ ...base, SHAPE: 'off', ES_DATA_1_CPUS: '0.5' }));
+  assert.notEqual(structureOf(base), structureOf({ ...base, ES_DATA_1_GROUP: 'g2' }));
 });

@@ -109,3 +109,22 @@ test('one verdict per expectation, in the spec order, each with the fields resul
     for (const key of ['claim', 'metric', 'form', 'variants', 'result', 'test', 'confidence', 'p_value', 'p_value_opposite', 'effect', 'reason']) assert.ok(key in v, key);
   }
 });
+
+test('bound: a variant\'s mean held to a figure by its one-sided bootstrap bound', () => {
+  const plan = (bound, direction = 'at_most') => ({ confidence: 0.95, expect: [{ claim: 'stays within 10%', metric: 'even.burst_p95_ratio', form: 'bound', direction, bound, variants: ['shaped'] }] });
+  const reps = (...r) => ({ shaped: r.map((x) => ({ by_set: { even: { burst_p95_ratio: x } } })) });
+  let [v] = verdicts(plan(1.1), reps(1.01, 1.03, 1.05));
+  assert.equal(v.result, 'reproduced');
+  assert.equal(v.bound, 1.1);
+  assert.match(v.test, /bootstrap/);
+  assert.match(v.reason, /stayed at most 1\.1/);
+  [v] = verdicts(plan(1.1), reps(1.4, 1.5, 1.6));
+  assert.equal(v.result, 'not_reproduced');
+  assert.match(v.reason, /was above 1\.1/);
+  [v] = verdicts(plan(1.1), reps(1.0, 1.05, 1.3));
+  assert.equal(v.result, 'inconclusive');
+  [v] = verdicts(plan(2, 'at_least'), reps(2.5, 3, 2.8));
+  assert.equal(v.result, 'reproduced');
+  [v] = verdicts(plan(1.1), { shaped: [{ by_set: {} }, null] });
+  assert.equal(v.result, 'inconclusive');
+});
