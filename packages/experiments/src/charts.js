@@ -123,18 +123,18 @@ export async function publishedVsLab(results, metric = 'avg_ms') {
  * noisy-neighbour story: whether the other half's latency moves while one store is flooded.
  */
 export async function burstTimeline(results) {
+  // one dataset, faceted by variant: the burst windows (kind burst) and the points (kind p95)
   const rows = [];
-  const windows = [];
   for (const v of results.variants) {
     for (const rep of v.repetitions) {
       if (!rep.burst || !rep.timeline_by_set) continue;
-      windows.push({ variant: labelOf(v), from: rep.burst.from_s, to: rep.burst.to_s });
+      rows.push({ kind: 'burst', variant: labelOf(v), from: rep.burst.from_s, to: rep.burst.to_s });
       for (const [set, points] of Object.entries(rep.timeline_by_set)) {
-        for (const p of points) if (typeof p.p95_ms === 'number') rows.push({ variant: labelOf(v), half: `${set} stores`, run: `${v.name} ${set} r${rep.round}`, t_s: p.t_s, value: p.p95_ms });
+        for (const p of points) if (typeof p.p95_ms === 'number') rows.push({ kind: 'p95', variant: labelOf(v), half: `${set} stores`, run: `${v.name} ${set} r${rep.round}`, t_s: p.t_s, value: p.p95_ms });
       }
     }
   }
-  if (!rows.length) return null;
+  if (!rows.some((r) => r.kind === 'p95')) return null;
   const shown = [...new Set(rows.map((r) => r.variant))];
   return renderSvg({
     title: { text: `${results.experiment}: p95 per store half over the measured window`, subtitle: 'shaded: the search-bot burst on one odd store; one line per repetition' },
@@ -145,12 +145,12 @@ export async function burstTimeline(results) {
       height: HEIGHT / 1.5,
       layer: [
         {
-          data: { values: windows },
+          transform: [{ filter: "datum.kind === 'burst'" }],
           mark: { type: 'rect', color: '#fdd0a2', opacity: 0.5 },
-          encoding: { x: { field: 'from', type: 'quantitative' }, x2: { field: 'to' } },
-          transform: [{ filter: { field: 'variant', equal: { expr: 'parent.variant' } } }],
+          encoding: { x: { field: 'from', type: 'quantitative', title: 'seconds into the measured window' }, x2: { field: 'to' } },
         },
         {
+          transform: [{ filter: "datum.kind === 'p95'" }],
           mark: { type: 'line', strokeWidth: 1.5, opacity: 0.8 },
           encoding: {
             x: { field: 't_s', type: 'quantitative', title: 'seconds into the measured window' },
@@ -161,6 +161,5 @@ export async function burstTimeline(results) {
         },
       ],
     },
-    resolve: { scale: { y: 'shared' } },
   });
 }

@@ -24,7 +24,7 @@ import { summarize, validateResults } from './results.js';
 import { verdictLine, writeReport } from './report.js';
 import { textTable } from './compare.js';
 import { RunError } from './run/errors.js';
-import { groupsOf, requireDisk, requireQuiet, requireUp, requireVariantsFit } from './run/lab-check.js';
+import { groupsOf, requireDisk, requireQuiet, requireUp, requireVariantsFit, settleAfterStart } from './run/lab-check.js';
 import { createLayout, finishLayout, layoutFacts, layoutNames, loadLayout } from './run/layout.js';
 import { runK6 } from './run/workload.js';
 import { describeLab, labControl, labEnvOf } from './run/lab-control.js';
@@ -111,6 +111,7 @@ export async function runExperiment(opts) {
     return q;
   };
   let currentVariant = plan.order[0];
+  if (lab) await settleAfterStart(client).catch(async (err) => { await lab.stop(); throw err; });
   const quiet = await fitness().catch(async (err) => { await lab?.stop(); throw err; });
   const profile = loadProfile(plan.dataset.profile);
   const tenants = generateTenants({ seed: plan.dataset.seed, profile, scale: plan.dataset.scale, prefix: TENANT_PREFIX });
@@ -222,6 +223,7 @@ export async function runExperiment(opts) {
         const switched = await useLab(vname);
         await client.close();
         client = new Client({ node: esUrl, requestTimeout: 120000, maxRetries: 2 });
+        if (switched.restarted) await settleAfterStart(client);
         await fitness();
         await prepare(vname, switched);
       }

@@ -48,6 +48,15 @@ export async function requireQuiet(client, { sampleMs = 3000, maxOpsPerS = 25, s
   return { status: h.status, other_ops_per_s: Math.round(rate * 10) / 10 };
 }
 
+/**
+ * A lab just (re)started: every shard started, nothing relocating or recovering, the master's
+ * queue drained (wait_for_events languid), before the quiet check samples it.
+ */
+export async function settleAfterStart(client, timeout = '180s') {
+  const health = await client.cluster.health({ wait_for_status: 'green', wait_for_no_relocating_shards: true, wait_for_no_initializing_shards: true, wait_for_events: 'languid', timeout }, { requestTimeout: 200000 });
+  if (health.status !== 'green' || health.timed_out) throw new RunError(`the experiment's lab was not green and settled ${timeout} after it started (${health.status}, ${health.initializing_shards} initializing, ${health.relocating_shards} relocating)`, 1);
+}
+
 /** data nodes per index group (node attribute groupAttr), and in all */
 export async function groupsOf(client, groupAttr) {
   const attrs = await client.cat.nodeattrs({ format: 'json', h: 'node,attr,value' });
