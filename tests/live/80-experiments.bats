@@ -119,16 +119,24 @@ check_report() {
 # The two experiments that set their own lab run once each (REPEAT=1: 9 and 6 variants on labs
 # of their own would double the suite's time at REPEAT=2); their verdicts are then inconclusive
 # by design (a test needs repetitions), which check_report accepts as computed verdicts.
-@test "explorium-shards-replicas QUICK=1 REPEAT=1 on a lab of its own with its node sizes: a whole report, then nothing of that lab" {
-  quick_runs_here
-  local before dir r
+# quick_own_lab NAME VARIANTS EXPECTS: the whole report of NAME's QUICK run in $dir ($r its
+# results.json); afterwards nothing of the experiment's lab runs and the test lab is as before.
+quick_own_lab() {
+  local before
   before="$(lab_state)"
-  run make -s experiment NAME=explorium-shards-replicas QUICK=1 REPEAT=1
+  run make -s experiment NAME="$1" QUICK=1 REPEAT=1
   assert_success
   assert_output --partial "verdicts:"
-  dir="$(latest_run explorium-shards-replicas)"
-  check_report "$dir" 9 1 3
-  r="$dir/results.json"
+  dir="$(latest_run "$1")" r="$(latest_run "$1")results.json"
+  check_report "$dir" "$2" 1 "$3"
+  assert_equal "$(lab_pids "$REPO/.lab/experiments")" ""
+  assert_equal "$(lab_state)" "$before"
+}
+
+@test "explorium-shards-replicas QUICK=1 REPEAT=1 on a lab of its own with its node sizes: a whole report, then nothing of that lab" {
+  quick_runs_here
+  local dir r
+  quick_own_lab explorium-shards-replicas 9 3
   # its lab: started once, every data node at half a core (what make up applied, as it said)
   assert_equal "$(jq -r '.lab.mode' "$r") $(jq '.lab.starts | length' "$r")" "own 1"
   local shape
@@ -137,20 +145,12 @@ check_report() {
   # query vs fetch time and rejections per cell, from Elasticsearch's own figures
   assert_equal "$(jq '[.variants[].repetitions[].figures.es | select((.fetch_ms_per_fetch | type == "number") and (.search_rejected | type == "number"))] | length' "$r")" 9
   grep -q 'by-variant-throughput_rps.svg' "$dir/report.md" || fail "no queries/s chart in the report"
-  # the experiment's lab is gone, the test lab untouched
-  assert_equal "$(lab_pids "$REPO/.lab/experiments")" ""
-  assert_equal "$(lab_state)" "$before"
 }
 
 @test "h3-index-groups QUICK=1 REPEAT=1: groups per index, store halves, a burst shaped and unshaped on a restarted lab" {
   quick_runs_here
-  local before dir r
-  before="$(lab_state)"
-  run make -s experiment NAME=h3-index-groups QUICK=1 REPEAT=1
-  assert_success
-  dir="$(latest_run h3-index-groups)"
-  check_report "$dir" 6 1 6
-  r="$dir/results.json"
+  local dir r
+  quick_own_lab h3-index-groups 6 6
   # one fresh lab, then the same data restarted with SHAPE=off for the unshaped burst
   assert_equal "$(jq -c '[.lab.starts[] | [.fresh, (.lab.shape // "lab.env")]]' "$r")" '[[true,"lab.env"],[false,"off"]]'
   [[ "$(jq -r '.lab.starts[0].shape' "$r")" == "SHAPE=groups"* ]]
@@ -161,8 +161,6 @@ check_report() {
   # the bound verdict and the burst chart
   assert_equal "$(jq '[.verdicts[] | select(.form == "bound" and .bound == 1.1)] | length' "$r")" 1
   [[ -s "$dir/burst-timeline.svg" ]] || fail "no burst timeline chart"
-  assert_equal "$(lab_pids "$REPO/.lab/experiments")" ""
-  assert_equal "$(lab_state)" "$before"
 }
 
 @test "an experiment that sets its own lab refuses LAB=running: one line, nothing created" {
@@ -209,7 +207,7 @@ check_report() {
   assert_output --partial "NAME= is required"
   run make -s experiment NAME=h9-nothing
   assert_failure 2
-  assert_output --partial "unknown experiment 'h9-nothing': pick one of h1-shard-count, h2-split-index"
+  assert_output --partial "unknown experiment 'h9-nothing': pick one of explorium-shards-replicas, h1-shard-count, h2-split-index, h3-index-groups"
   run make -s experiment NAME=h2-split-index REPEAT=many
   assert_failure 2
   assert_output --partial "REPEAT: must be an integer"
