@@ -187,21 +187,21 @@ export async function runExperiment(opts) {
         rmSync(warmDir, { recursive: true, force: true });
       }
     };
-    // An index held to a group is searched through a node of that group, as an index-groups
-    // platform routes a store to its group: no node outside the group (the master, the other
-    // group) shares the work. Each tenant gets one of its group's nodes, in turn.
+    // Searches go through a data node that may hold the store's index: a node of the index's
+    // group when it is held to one (as an index-groups platform routes a store to its group, so
+    // no node outside the group shares the work), any data node when it is not; each tenant gets
+    // one such node, in turn. Never the master: every variant pays the same coordinating hop.
     const coordinateInGroups = async (v, n, groups) => {
       const { group } = v.settings;
-      if (group === 'all') return;
       const attrs = await client.cat.nodeattrs({ format: 'json', h: 'node,attr,value' });
       const env = { ...process.env, ...(lab ? labEnvOf(labOf.get(v.name)) : {}) };
-      const urlsOf = (g) => attrs.filter((a) => a.attr === groupAttr && a.value === g).map((a) => a.node).sort()
+      const urlsOf = (g) => [...new Set(attrs.filter((a) => a.attr === groupAttr && (g === 'all' || a.value === g)).map((a) => a.node))].sort()
         .map((node) => env[`${node.toUpperCase().replaceAll('-', '_')}_HTTP_PORT`]).filter(Boolean)
         .map((port) => `http://${process.env.LAB_BIND || '127.0.0.1'}:${port}`);
       n.tenants.forEach((t, i) => {
         const g = group === 'spread' ? groups[n.indices.indexOf(t.index)] : group;
         const urls = urlsOf(g);
-        if (urls.length) Object.assign(t, { group: g, es_url: urls[i % urls.length] });
+        if (urls.length) Object.assign(t, { ...(g === 'all' ? {} : { group: g }), es_url: urls[i % urls.length] });
       });
     };
     // the variants measured on the lab now up: those sharing the current variant's lab
