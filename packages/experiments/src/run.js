@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
 import { experimentRunPrefix } from '@tenantlab/contract/naming';
 import { esReason } from '@tenantlab/contract/es-errors';
+import { nodeKey } from '@tenantlab/contract/topology';
 import { generateTenants } from 'tenantlab-seed-data/src/generate/tenants.js';
 import { loadProfile } from 'tenantlab-seed-data/src/profiles.js';
 import { labKey, loadSpec, resolveSpec } from './spec.js';
@@ -36,7 +37,7 @@ const TENANT_PREFIX = 'exp';
 const flat = (v) => ({ name: v.name, ...v.settings });
 // The experiment's own lab answers on its master's port, as scripts/experiment shifted it
 const labUrl = () => {
-  const key = (process.env.LAB_MASTER_NODE || 'es-master').toUpperCase().replaceAll('-', '_');
+  const key = nodeKey(process.env.LAB_MASTER_NODE || 'es-master');
   return `http://${process.env.LAB_BIND || '127.0.0.1'}:${process.env[`${key}_HTTP_PORT`]}`;
 };
 const nowIso = () => new Date().toISOString();
@@ -196,7 +197,7 @@ export async function runExperiment(opts) {
       const attrs = await client.cat.nodeattrs({ format: 'json', h: 'node,attr,value' });
       const env = { ...process.env, ...(lab ? labEnvOf(labOf.get(v.name)) : {}) };
       const urlsOf = (g) => [...new Set(attrs.filter((a) => a.attr === groupAttr && (g === 'all' || a.value === g)).map((a) => a.node))].sort()
-        .map((node) => env[`${node.toUpperCase().replaceAll('-', '_')}_HTTP_PORT`]).filter(Boolean)
+        .map((node) => env[`${nodeKey(node)}_HTTP_PORT`]).filter(Boolean)
         .map((port) => `http://${process.env.LAB_BIND || '127.0.0.1'}:${port}`);
       n.tenants.forEach((t, i) => {
         const g = group === 'spread' ? groups[n.indices.indexOf(t.index)] : group;
