@@ -8,10 +8,10 @@ SHELL := bash
 LAB := scripts/lab
 
 .PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup bench-shape render dashboards \
-	tenants groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator \
+	tenants hot groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator \
 	seed seed-verify resubmit update querylog bench-seed \
 	load load-bot load-writes replay bench-load \
-	experiments experiment experiment-compare
+	experiments experiment experiment-compare demo watch
 
 help: ## Show this help
 	@echo "tenantlab: multitenant Elasticsearch on one laptop. Usage: make TARGET [VAR=value]"
@@ -69,8 +69,11 @@ ALLOC := allocator/bin/tenantlab-allocator
 # $(call require,VAR,example): stop with one line when VAR= is missing
 require = $(if $(strip $($(1))),,$(error $(1)= is required, e.g. make $@ $(2)))
 
-tenants: ## List tenants: group, index, documents
+tenants: ## List tenants: group, index, documents, observed search and write cost, hot
 	@$(ALLOC) ls
+
+hot: ## Hot tenants with their evidence, each group's latency against its objective, auto-isolation
+	@$(ALLOC) hot
 
 groups: ## Index groups: nodes, indices, tenants, load
 	@$(ALLOC) groups
@@ -87,11 +90,11 @@ tenant-rm: ## Delete tenant ID= (alias and documents)
 	$(call require,ID,ID=acme)
 	@$(ALLOC) rm "$(ID)"
 
-plan: ## Rebalance dry run: the moves that bring every group within 15% of the mean
-	@$(ALLOC) plan
+plan: ## Rebalance dry run [BY=observed|static]: hot tenants to the least busy group, else every group within 15% of the mean
+	@$(ALLOC) plan $(if $(BY),--by $(BY))
 
-rebalance: ## Run the rebalance plan, one move at a time
-	@$(ALLOC) rebalance --wait
+rebalance: ## Run the rebalance plan [BY=observed|static], one move at a time
+	@$(ALLOC) rebalance $(if $(BY),--by $(BY)) --wait
 
 ## ---- Traffic (k6) ----
 load: ## Load test, default mixed storefront + writes [SCENARIO= DURATION= RATE= VUS= TENANT= BOT=1]
@@ -119,6 +122,12 @@ experiments: ## List the experiments: name, hypothesis, source, expected directi
 
 experiment: ## Run NAME= [QUICK=1] [REPEAT=N] [LAB=own|running]: repeated, interleaved runs; table, verdict, report
 	@scripts/experiment run
+
+demo: ## The noisy neighbour, live on the running lab (~5 min; QUICK=1 ~2 min): a bot floods one store, the allocator flags and moves it; report at the end
+	@scripts/experiment demo
+
+watch: ## Live terminal view: groups side by side (search rate, latency vs objective, queue, CPU), hottest tenants, moves; q quits
+	@$(ALLOC) watch
 
 experiment-compare: ## A=<name>/<run-id> B=<name>/<run-id>: two runs side by side, with deltas
 	@scripts/experiment compare

@@ -12,6 +12,7 @@ import metricsPlugin from './plugins/metrics.js';
 import statePlugin from './plugins/state.js';
 import groupRoutes from './routes/groups.js';
 import healthRoutes from './routes/health.js';
+import hotRoutes from './routes/hot.js';
 import jobRoutes from './routes/jobs.js';
 import rebalanceRoutes from './routes/rebalance.js';
 import { shared } from './routes/schemas.js';
@@ -82,6 +83,7 @@ export async function buildApp({ config, log }) {
     await api.register(tenantRoutes);
     await api.register(jobRoutes);
     await api.register(rebalanceRoutes);
+    await api.register(hotRoutes);
   });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   return app;

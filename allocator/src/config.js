@@ -4,7 +4,8 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadLabEnv } from '@tenantlab/contract/lab-env-file';
-import { loadPolicy } from './policy.js';
+import { topology } from '@tenantlab/contract/topology';
+import { checkPolicyGroups, loadPolicy } from './policy.js';
 
 const allocatorDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -21,6 +22,10 @@ export function loadConfig(env = process.env) {
   const prefix = e.ALLOCATOR_INDEX_PREFIX || 'tenantlab-';
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(prefix)) throw new Error(`ALLOCATOR_INDEX_PREFIX '${prefix}' is not a valid index name prefix`);
   const policyFile = resolve(e.ALLOCATOR_POLICY_FILE || resolve(allocatorDir, 'policy.json'));
+  const policy = loadPolicy(policyFile);
+  // The lab's groups are known from its topology when lab.env describes the nodes (an
+  // allocator pointed at another cluster has no LAB_NODES and skips this).
+  if (e.LAB_NODES) checkPolicyGroups(policy, Object.keys(topology(e).groups), policyFile);
   return Object.freeze({
     host: e.ALLOCATOR_LISTEN_HOST || bind,
     port: int('ALLOCATOR_PORT', e.ALLOCATOR_PORT ?? '8080'),
@@ -31,6 +36,6 @@ export function loadConfig(env = process.env) {
     statsIntervalMs: int('ALLOCATOR_STATS_INTERVAL_MS', e.ALLOCATOR_STATS_INTERVAL_MS ?? '10000'),
     requestTimeoutMs: int('ALLOCATOR_ES_TIMEOUT_MS', e.ALLOCATOR_ES_TIMEOUT_MS ?? '30000'),
     policyFile,
-    policy: loadPolicy(policyFile),
+    policy,
   });
 }

@@ -1,15 +1,45 @@
-// Periodically looks at the cluster (node groups, documents per index and tenant, search
-// rates) for /metrics, GET /groups and GET /tenants. One aggregation and one _stats call per
-// interval, however many tenants there are.
+// Periodically looks at the cluster for /metrics, GET /groups, GET /tenants and GET /hot:
+// node groups, documents per index and tenant, what each tenant's searches cost and how each
+// group is doing over a sliding window (observe/), and which tenants are hot. Five requests
+// per interval however many tenants there are: node attributes, one aggregation (documents and
+// recent writes per index and tenant), one _stats (search with stats groups, indexing), one
+// _nodes/stats (search pool, CPU) and the cluster's health. After each observation the
+// listeners (auto-isolation) see it.
 import { discoverGroups } from './es/cluster.js';
-import { groupLoad } from './placement/model.js';
-import { productsPattern, STATS_GROUP_PATTERN, tenantOfStatsGroup } from '@tenantlab/contract/naming';
+import { groupLoad, servingIndex } from './placement/model.js';
+import { observedCost } from './observe/cost.js';
+import { indexCounters, nodeReadings, NODE_STATS_REQUEST } from './observe/counters.js';
+import { detectHot } from './observe/hot.js';
+import { CounterWindow } from './observe/window.js';
+import { objectiveOf } from './policy.js';
+import { productsPattern, STATS_GROUP_PATTERN } from '@tenantlab/contract/naming';
+
+const emptyCost = (windowS) => ({ window_s: windowS, span_s: 0, tenants: new Map(), groups: new Map() });
 
 export class Observer {
   constructor({ client, config, store, metrics, log }) {
     Object.assign(this, { client, config, store, metrics, log });
-    this.snapshot = { at: null, groups: [], indexDocs: new Map(), tenantDocs: new Map(), tenantIndexDocs: new Map(), searchRate: new Map() };
-    this.prevSearch = null;
+    const { observe } = config.policy;
+    this.window = new CounterWindow(observe.windowS * 1000);
+    this.hotSince = new Map();
+    this.knownNodes = new Set();
+    this.listeners = [];
+    this.snapshot = {
+      at: null,
+      groups: [],
+      indexDocs: new Map(),
+      tenantDocs: new Map(),
+      tenantIndexDocs: new Map(),
+      searchRate: new Map(),
+      cost: emptyCost(observe.windowS),
+      hot: [],
+      health: { status: null, missing: [] },
+    };
+  }
+
+  /** `fn(snapshot)` runs after every successful observation (errors are logged, not thrown). */
+  onObservation(fn) {
+    this.listeners.push(fn);
   }
 
   start() {
@@ -35,59 +65,90 @@ export class Observer {
   }
 
   async observe() {
-    const { client, config, store, metrics } = this;
-    const groups = await discoverGroups(client, config.groupAttr);
-    const [docs, stats] = await Promise.all([
+    const { client, config, store } = this;
+    const { observe } = config.policy;
+    const pattern = productsPattern(config.prefix);
+    const lenient = { allow_no_indices: true, ignore_unavailable: true };
+    const [groups, docs, stats, nodeStats, health] = await Promise.all([
+      discoverGroups(client, config.groupAttr),
       client.search({
-        index: productsPattern(config.prefix),
+        index: pattern,
         size: 0,
-        allow_no_indices: true,
-        ignore_unavailable: true,
-        aggs: { idx: { terms: { field: '_index', size: 10000 }, aggs: { t: { terms: { field: 'store_id', size: 10000 } } } } },
+        ...lenient,
+        aggs: {
+          idx: {
+            terms: { field: '_index', size: 10000 },
+            aggs: { t: { terms: { field: 'store_id', size: 10000 }, aggs: { recent: { filter: { range: { updated_at: { gte: `now-${observe.windowS}s` } } } } } } },
+          },
+        },
       }),
-      client.indices.stats({ index: productsPattern(config.prefix), metric: 'search', groups: STATS_GROUP_PATTERN, allow_no_indices: true, ignore_unavailable: true }),
+      client.indices.stats({ index: pattern, metric: 'search,indexing', groups: STATS_GROUP_PATTERN, ...lenient }),
+      client.nodes.stats(NODE_STATS_REQUEST),
+      client.cluster.health({ timeout: '2s' }),
     ]);
     const indexDocs = new Map();
     const tenantDocs = new Map();
     const tenantIndexDocs = new Map(); // index -> tenant -> documents (a moving tenant is in two)
+    const recentWrites = new Map();
     for (const b of docs.aggregations?.idx.buckets ?? []) {
       indexDocs.set(b.key, b.doc_count);
       tenantIndexDocs.set(b.key, new Map(b.t.buckets.map((t) => [t.key, t.doc_count])));
-      for (const t of b.t.buckets) tenantDocs.set(t.key, (tenantDocs.get(t.key) ?? 0) + t.doc_count);
-    }
-    const searchTotals = new Map();
-    for (const ix of Object.values(stats.indices ?? {})) {
-      for (const [group, s] of Object.entries(ix.total?.search?.groups ?? {})) {
-        const id = tenantOfStatsGroup(group);
-        if (id !== null) searchTotals.set(id, (searchTotals.get(id) ?? 0) + s.query_total);
+      for (const t of b.t.buckets) {
+        tenantDocs.set(t.key, (tenantDocs.get(t.key) ?? 0) + t.doc_count);
+        recentWrites.set(t.key, (recentWrites.get(t.key) ?? 0) + (t.recent?.doc_count ?? 0));
       }
     }
+
     const now = Date.now();
-    const searchRate = new Map();
-    if (this.prevSearch) {
-      const dt = (now - this.prevSearch.at) / 1000;
-      for (const [id, total] of searchTotals) {
-        const before = this.prevSearch.totals.get(id) ?? 0;
-        searchRate.set(id, Math.max(0, Math.round(((total - before) / dt) * 100) / 100));
+    const counters = indexCounters(stats);
+    const gauges = nodeReadings(nodeStats, counters);
+    this.window.add(now, counters);
+    const serving = new Map();
+    for (const t of store.tenants.values()) {
+      const index = servingIndex(t, store);
+      serving.set(t.id, { index, group: store.indices.get(index)?.group ?? t.group });
+    }
+    const indexGroup = new Map([...store.indices.values()].map((ix) => [ix.name, ix.group]));
+    const cost = observedCost({
+      increases: this.window.increases(),
+      spanS: this.window.spanS,
+      serving,
+      indexGroup,
+      groups,
+      gauges,
+      recentWrites,
+      observe,
+      objectiveOf: (g) => objectiveOf(config.policy, g),
+    });
+    const at = new Date(now).toISOString();
+    const hot = detectHot(cost, config.policy.hot, { since: this.hotSince, now: at });
+    this.hotSince = new Map(hot.map((h) => [h.tenant, h.since]));
+
+    // A data node seen once and gone now is missing (a node that left, or one that crashed).
+    const current = new Set(groups.flatMap((g) => g.nodes));
+    for (const n of current) this.knownNodes.add(n);
+    const missing = [...this.knownNodes].filter((n) => !current.has(n)).sort();
+    const searchRate = new Map([...cost.tenants.values()].map((t) => [t.tenant, t.search_rate]));
+    this.snapshot = { at, groups, indexDocs, tenantDocs, tenantIndexDocs, searchRate, cost, hot, health: { status: health.status, missing } };
+    this.#export();
+    this.metrics.clusterUp.set(1);
+    for (const fn of this.listeners) {
+      try {
+        await fn(this.snapshot);
+      } catch (err) {
+        this.log.error({ err: err.message }, 'observation listener failed');
       }
     }
-    this.prevSearch = { at: now, totals: searchTotals };
-    this.snapshot = { at: new Date(now).toISOString(), groups, indexDocs, tenantDocs, tenantIndexDocs, searchRate };
-    this.#export();
-    metrics.clusterUp.set(1);
   }
 
   /** Exports the snapshot; tenants and load as placement/model.js's groupLoad counts them, like GET /groups. */
   #export() {
     const { metrics, store } = this;
-    const { groups, indexDocs, searchRate } = this.snapshot;
+    const { groups, indexDocs, searchRate, cost, hot } = this.snapshot;
     const { loads, tenantsPerIndex, placed } = groupLoad({ store, snapshot: this.snapshot, groups, policy: this.config.policy });
     metrics.nodeGroup.reset();
     for (const g of groups) for (const n of g.nodes) metrics.nodeGroup.set({ node: n, index_group: g.name }, 1);
-    metrics.tenants.reset();
-    metrics.indexDocuments.reset();
-    metrics.tenantDocuments.reset();
-    metrics.tenantSearchRate.reset();
+    for (const m of [metrics.tenants, metrics.indexDocuments, metrics.tenantDocuments, metrics.tenantSearchRate, metrics.tenantSearchTime, metrics.tenantSearchShare, metrics.tenantWriteRate, metrics.tenantHot]) m.reset();
     for (const ix of store.indices.values()) {
       metrics.tenants.set({ index_group: ix.group, index: ix.name }, tenantsPerIndex.get(ix.name) ?? 0);
       metrics.indexDocuments.set({ index_group: ix.group, index: ix.name }, indexDocs.get(ix.name) ?? 0);
@@ -97,6 +158,30 @@ export class Observer {
     for (const [id, p] of placed) {
       metrics.tenantDocuments.set({ tenant: id, index_group: p.group, index: p.index }, p.documents);
       metrics.tenantSearchRate.set({ tenant: id }, searchRate.get(id) ?? 0);
+    }
+    for (const t of cost.tenants.values()) {
+      const labels = { tenant: t.tenant, index: t.index, index_group: t.group };
+      metrics.tenantSearchTime.set(labels, t.search_ms_per_s);
+      metrics.tenantSearchShare.set({ ...labels, of: 'index' }, t.share_of_index);
+      metrics.tenantSearchShare.set({ ...labels, of: 'group' }, t.share_of_group);
+      metrics.tenantWriteRate.set(labels, t.write_rate);
+    }
+    for (const h of hot) metrics.tenantHot.set({ tenant: h.tenant, index_group: h.group, index: h.index }, 1);
+    for (const m of [metrics.groupLatency, metrics.groupObjective, metrics.groupSearchTime, metrics.groupQueue, metrics.groupRejected, metrics.groupCpu]) m.reset();
+    for (const g of cost.groups.values()) {
+      const labels = { index_group: g.group };
+      if (g.latency_ms !== null) metrics.groupLatency.set(labels, g.latency_ms);
+      metrics.groupObjective.set(labels, g.objective_ms);
+      metrics.groupSearchTime.set(labels, g.search_ms_per_s);
+      metrics.groupQueue.set(labels, g.queue);
+      metrics.groupRejected.set(labels, g.rejected_per_s);
+      if (g.cpu_percent !== null) metrics.groupCpu.set(labels, g.cpu_percent);
+    }
+    // one series per move in flight: the dashboards draw each as a region from start to end
+    metrics.moveActive.reset();
+    for (const j of store.jobs.values()) {
+      if (j.type !== 'move' || (j.state !== 'queued' && j.state !== 'running')) continue;
+      metrics.moveActive.set({ tenant: j.tenant, from_group: j.from.group, to_group: j.to.group, trigger: j.trigger ?? 'api' }, 1);
     }
   }
 }

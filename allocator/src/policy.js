@@ -53,6 +53,40 @@ export const policySchema = {
       },
       default: {},
     },
+    observe: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        windowS: { type: 'integer', minimum: 10, maximum: 3600, default: 60, description: 'sliding window of observed cost, seconds' },
+        minQueries: { type: 'integer', minimum: 1, default: 50, description: 'shard queries a group needs in the window before it is judged' },
+      },
+      default: {},
+    },
+    hot: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        share: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.3, description: "a tenant's share of its group's search time from which it is hot" },
+        objectiveMs: {
+          type: 'object',
+          description: 'latency objective per group (ms per shard query), "default" for the others',
+          propertyNames: { pattern: '^[a-z0-9_-]+$' },
+          additionalProperties: { type: 'number', exclusiveMinimum: 0 },
+          default: { default: 20 },
+        },
+        dedicated: { type: 'boolean', default: false, description: 'isolate a hot tenant in a dedicated index (else a shared one) of the target group' },
+      },
+      default: {},
+    },
+    auto: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        enabled: { type: 'boolean', default: false, description: 'move a hot tenant without being asked' },
+        coolDownS: { type: 'integer', minimum: 0, default: 300, description: 'after an automatic move: no other one, and not this tenant again, for this long' },
+      },
+      default: {},
+    },
     move: {
       type: 'object',
       additionalProperties: false,
@@ -77,7 +111,22 @@ export function parsePolicy(raw, source = 'policy') {
     const why = validate.errors.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
     throw new Error(`${source}: invalid policy: ${why}`);
   }
+  if (policy.hot.objectiveMs.default === undefined) policy.hot.objectiveMs.default = 20;
   return Object.freeze(policy);
+}
+
+/** The latency objective of `group` (ms per shard query). */
+export const objectiveOf = (policy, group) => policy.hot.objectiveMs[group] ?? policy.hot.objectiveMs.default;
+
+/**
+ * A policy's objectives may only name groups the lab has (plus "default"): a typo would
+ * otherwise silently leave the group on the default objective. One line naming the key.
+ */
+export function checkPolicyGroups(policy, groups, source = 'policy') {
+  const unknown = Object.keys(policy.hot.objectiveMs).filter((g) => g !== 'default' && !groups.includes(g));
+  if (unknown.length) {
+    throw new Error(`${source}: hot.objectiveMs names group ${unknown.join(', ')}, which the lab does not have (groups: ${groups.join(', ')}; or "default")`);
+  }
 }
 
 export function loadPolicy(file) {

@@ -40,10 +40,10 @@ function place(items) {
 
 /**
  * A provisioned dashboard. spec: uid, title (shown as "tenantlab / <title>"), description,
- * variables (variables.js), and optionally from (time range start) and refresh.
- * items: rows and panels in reading order. Returns the dashboard's JSON model.
+ * variables (variables.js), and optionally from (time range start), refresh and annotations
+ * (annotations.js). items: rows and panels in reading order. Returns the dashboard's JSON model.
  */
-export function dashboard({ uid, title, description, variables, from = 'now-30m', refresh = '10s' }, items) {
+export function dashboard({ uid, title, description, variables, from = 'now-30m', refresh = '10s', annotations = [] }, items) {
   const builder = new DashboardBuilder(`${TAG} / ${title}`)
     .uid(uid)
     .description(description)
@@ -65,5 +65,8 @@ export function dashboard({ uid, title, description, variables, from = 'now-30m'
   variables.forEach((v) => builder.withVariable(v));
   place(items);
   items.forEach((item) => (item instanceof RowBuilder ? builder.withRow(item) : builder.withPanel(item)));
-  return builder.build();
+  const model = builder.build();
+  // Prometheus annotation fields (titleFormat, tagKeys...) have no builder methods: plain objects.
+  model.annotations = { list: [...(model.annotations?.list ?? []), ...annotations] };
+  return model;
 }

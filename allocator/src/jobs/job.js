@@ -92,7 +92,7 @@ export function recordError(job, { phase, message, retrying }) {
 }
 
 /** A new move job. `phase` is where it starts: a rebuilt one resumes an interrupted copy. */
-export function newMoveJob({ tenant, from, to, parent = null, phase = 'prepare', note }) {
+export function newMoveJob({ tenant, from, to, parent = null, phase = 'prepare', note, trigger = parent ? 'rebalance' : 'api', reason = null, evidence = null }) {
   const job = {
     id: newJobId('move'),
     type: 'move',
@@ -100,6 +100,10 @@ export function newMoveJob({ tenant, from, to, parent = null, phase = 'prepare',
     phase,
     tenant,
     parent,
+    trigger,
+    // why it was asked for (a planned or automatic move says why, with its numbers)
+    reason,
+    ...(evidence ? { evidence } : {}),
     from: { index: from.index, group: from.group, kind: from.kind },
     to: { index: to.index, group: to.group, kind: to.kind, create: to.create ?? null },
     passes: 0,

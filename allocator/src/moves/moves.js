@@ -25,7 +25,7 @@ export class Moves {
    * created here (under the lock) so that concurrent placements see it. A tenant whose move
    * failed after the split gets that move back, requeued: forward is the only safe way.
    */
-  async request(id, body, { enqueue = true, parent = null } = {}) {
+  async request(id, body, { enqueue = true, parent = null, trigger, reason, evidence } = {}) {
     const { client, config, store, lock, log, metrics, observer, policy, runner } = this.ctx;
     return lock.run(async () => {
       const t = findTenant(store, id);
@@ -62,7 +62,7 @@ export class Moves {
       const undo = [];
       try {
         if (decision.create) await createManagedIndex(this.ctx, decision.create, undo);
-        const job = newMoveJob({ tenant: id, parent, from: t, to: decision });
+        const job = newMoveJob({ tenant: id, parent, from: t, to: decision, trigger, reason, evidence });
         await store.putJob(job);
         await store.putTenant({ ...t, state: 'moving', job_id: job.id });
         metrics.movesInProgress.inc();

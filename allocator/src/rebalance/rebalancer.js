@@ -7,6 +7,7 @@ import { isActive, jobView, newRebalanceJob, transition } from '../jobs/job.js';
 import { Interrupted } from '../jobs/runner.js';
 import { placementModel } from '../placement/model.js';
 import { planRebalance } from '../placement/rebalance.js';
+import { observedEnough, planObserved } from '../observe/plan.js';
 
 export class Rebalancer {
   constructor(ctx, moves) {
@@ -14,16 +15,26 @@ export class Rebalancer {
     this.moves = moves;
   }
 
-  async plan() {
+  /**
+   * The plan by declared weights (`by` = 'static') or by what is observed ('observed'); without
+   * `by`: observed once the window holds enough searches, static before. The answer says which.
+   */
+  async plan(by) {
     const { client, config, store, observer, policy } = this.ctx;
     const groups = await discoverGroups(client, config.groupAttr);
     const exclude = new Set([...store.tenants.values()].filter((t) => t.state !== 'active').map((t) => t.id));
-    return planRebalance(placementModel({ store, snapshot: observer.snapshot, groups, policy, prefix: config.prefix }), { exclude });
+    const model = placementModel({ store, snapshot: observer.snapshot, groups, policy, prefix: config.prefix });
+    const { cost, hot } = observer.snapshot;
+    const enough = observedEnough(cost, policy.observe);
+    if (by === 'observed' || (by === undefined && enough)) {
+      return { ...planObserved({ model, cost, hot, policy, exclude }), observed_enough: enough };
+    }
+    return { by: 'static', observed_enough: enough, ...planRebalance(model, { exclude }) };
   }
 
   /** POST /rebalance: { job: null, plan } when nothing is to do, else the queued job. */
-  async start() {
-    const plan = await this.plan();
+  async start(by) {
+    const plan = await this.plan(by);
     if (!plan.moves.length) return { job: null, plan };
     const job = newRebalanceJob(plan.moves);
     await this.ctx.store.putJob(job);
@@ -39,7 +50,7 @@ export class Rebalancer {
       try {
         let child = m.job_id ? store.jobs.get(m.job_id) : null;
         if (!child) {
-          child = await this.moves.request(m.tenant, { group: m.to.group, ...(m.to.dedicated ? { dedicated: true } : {}) }, { enqueue: false, parent: job.id });
+          child = await this.moves.request(m.tenant, { group: m.to.group, ...(m.to.dedicated ? { dedicated: true } : {}) }, { enqueue: false, parent: job.id, reason: m.why ?? null });
           m.job_id = child.id;
           m.state = 'running';
           await store.putJob(job);

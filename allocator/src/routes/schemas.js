@@ -51,7 +51,9 @@ export const tenant = {
     state: { type: 'string', enum: ['active', 'moving', 'deleting'] },
     job_id: { type: ['string', 'null'] },
     documents: { type: 'integer', description: 'documents visible through the alias' },
-    search_rate: { type: 'number', description: 'searches/s tagged with stats group tenant-<id>' },
+    search_rate: { type: 'number', description: 'shard-level searches/s tagged with stats group tenant-<id>, over the observation window' },
+    cost: { type: 'object', additionalProperties: true, description: 'observed over the window: search rate, search time (ms/s), share of its index and group, write rate' },
+    hot: { type: ['object', 'null'], additionalProperties: true, description: 'the evidence when the tenant is flagged hot' },
   },
 };
 
@@ -77,6 +79,8 @@ export const job = {
     state: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'] },
     phase: { type: 'string', enum: PHASES },
     tenant: { type: 'string' },
+    trigger: { type: 'string', enum: ['api', 'rebalance', 'auto'], description: 'who asked for the move' },
+    reason: { type: ['string', 'null'], description: 'why: the numbers behind a planned or automatic move' },
     documents_copied: { type: 'integer' },
     documents_skipped: { type: 'integer' },
     documents_deleted: { type: 'integer' },
@@ -90,8 +94,12 @@ export const plan = {
   type: 'object',
   additionalProperties: true,
   properties: {
+    by: { type: 'string', enum: ['observed', 'static'], description: 'what the plan weighed: observed search cost or declared traffic weights' },
+    observed_enough: { type: 'boolean', description: 'the observation window holds enough searches to plan by' },
+    window_s: { type: 'number' },
+    hot: { type: 'array', items: { type: 'string' } },
     tolerance: { type: 'number' },
-    mean: { type: 'number' },
+    mean: { type: ['number', 'null'] },
     balanced: { type: 'boolean' },
     before: { type: 'array', items: { type: 'object', additionalProperties: true } },
     after: { type: 'array', items: { type: 'object', additionalProperties: true } },

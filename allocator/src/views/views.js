@@ -16,6 +16,13 @@ export function findTenant(store, id) {
   return t;
 }
 
+/** A tenant's observed cost without its placement fields (the tenant view has them). */
+function costView(c) {
+  if (!c) return null;
+  const { tenant, index, group, ...rest } = c;
+  return rest;
+}
+
 export class Views {
   constructor({ client, store, observer, policy }) {
     Object.assign(this, { client, store, observer, policy });
@@ -37,6 +44,8 @@ export class Views {
       job_id: t.job_id ?? null,
       documents: documents ?? observedDocuments(snapshot, t.id, servingIndex(t, this.store)),
       search_rate: snapshot.searchRate.get(t.id) ?? 0,
+      cost: costView(snapshot.cost.tenants.get(t.id)),
+      hot: snapshot.hot.find((h) => h.tenant === t.id) ?? null,
       requested: t.requested,
       created_at: t.created_at,
       updated_at: t.updated_at,
@@ -99,6 +108,26 @@ export class Views {
           load_per_node: round(l.perNode),
         };
       }),
+    };
+  }
+
+  /**
+   * GET /hot: the flagged tenants with their evidence, every group's health over the window,
+   * and what auto-isolation is doing. `fresh` observes first (make hot asks for that).
+   */
+  async hot({ fresh = false, auto } = {}) {
+    if (fresh) await this.observer.observe();
+    const { snapshot } = this.observer;
+    const { cost } = snapshot;
+    return {
+      observed_at: snapshot.at,
+      window_s: cost.window_s,
+      span_s: cost.span_s,
+      cluster: snapshot.health,
+      groups: [...cost.groups.values()].map(({ queries, ...g }) => ({ ...g, shard_queries: queries })),
+      hot: snapshot.hot,
+      top: [...cost.tenants.values()].sort((a, b) => b.search_ms_per_s - a.search_ms_per_s || (a.tenant < b.tenant ? -1 : 1)).slice(0, 10),
+      auto,
     };
   }
 

@@ -29,6 +29,7 @@ export function testPolicyFile(overrides = {}) {
   const policy = structuredClone(labConfig.policy);
   policy.move = { ...policy.move, drainMs: 1000, batchSize: 500, ...overrides.move };
   Object.assign(policy.shared, overrides.shared ?? {});
+  for (const key of ['observe', 'hot', 'auto']) if (overrides[key]) policy[key] = { ...policy[key], ...overrides[key] };
   const file = join(dir, 'policy.json');
   writeFileSync(file, JSON.stringify(policy));
   return file;

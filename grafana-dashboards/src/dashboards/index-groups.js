@@ -1,6 +1,7 @@
 // Index groups: the groups side by side (search, indexing, thread pools, heap/GC/CPU, shards),
 // from the recording rules index_group:* of prometheus/rules/, which need the allocator.
 import * as units from '@grafana/grafana-foundation-sdk/units';
+import * as annotations from '../annotations.js';
 import { dashboard, line, row } from '../dashboard.js';
 import { bargauge, q, stat, timeseries } from '../panels.js';
 import { heapRatio, onGroupNodes } from '../queries.js';
@@ -17,6 +18,7 @@ export default () => dashboard({
   title: 'Index groups',
   description: "The index groups side by side. Group figures are exporter node stats joined to the allocator's node -> group map (recording rules index_group:* in prometheus/rules/); they need the allocator running.",
   variables: [variables.group()],
+  annotations: [annotations.moves(), annotations.hotTenants()],
 }, [
   row('Groups now'),
   ...line(

@@ -1,6 +1,7 @@
 // Load: the running k6 test, from k6's remote-write output into Prometheus. Requests are tagged
 // scenario, tenant and index_group by k6-scripts/; trend stats are cumulative since the run started.
 import * as units from '@grafana/grafana-foundation-sdk/units';
+import * as annotations from '../annotations.js';
 import { dashboard, line, row } from '../dashboard.js';
 import { q, stat, timeseries } from '../panels.js';
 import { K6_CHOSEN, K6_VUS } from '../queries.js';
@@ -16,6 +17,7 @@ export default () => dashboard({
   title: 'Load',
   description: "The running k6 test, from k6's remote-write output (experimental-prometheus-rw) into Prometheus: requests/s, latency by scenario and index group, errors, VUs. Requests are tagged scenario, tenant and index_group by k6-scripts/. Trend stats (K6_PROMETHEUS_RW_TREND_STATS, e.g. p(95),p(99),avg) are cumulative since the run started.",
   variables: [variables.scenario(), variables.group('k6')],
+  annotations: [annotations.moves(), annotations.hotTenants()],
   from: 'now-15m',
   refresh: '5s',
 }, [

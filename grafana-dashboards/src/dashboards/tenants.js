@@ -1,6 +1,7 @@
 // Tenants: placement, documents, per-tenant search rate and moves, from the allocator's /metrics
 // (tenantlab_*) and the exporter's alias metrics.
 import * as units from '@grafana/grafana-foundation-sdk/units';
+import * as annotations from '../annotations.js';
 import { dashboard, line, row } from '../dashboard.js';
 import { bargauge, q, stat, table, timeseries } from '../panels.js';
 import * as shared from '../shared-panels.js';
@@ -14,6 +15,7 @@ export default () => dashboard({
   title: 'Tenants',
   description: "Tenant placement, documents, per-tenant search rate and moves, from the allocator's /metrics (tenantlab_*) and the exporter's alias metrics.",
   variables: [variables.group('tenants'), variables.tenant()],
+  annotations: [annotations.moves(), annotations.hotTenants()],
 }, [
   row('Placement'),
   ...line(
@@ -43,6 +45,37 @@ export default () => dashboard({
         unit: units.RequestsPerSecond,
       }),
     timeseries('Documents per index', q('tenantlab_index_documents{index_group=~"$group"}', '{{index}}')),
+  ),
+
+  row('Observed cost (the allocator, over its window)'),
+  ...line(
+    timeseries('Search time per tenant (top 10)',
+      q('topk(10, max by (tenant, index_group) (tenantlab_tenant_search_time_ms_per_second{tenant=~"$tenant", index_group=~"$group"}))', '{{tenant}} ({{index_group}})'), {
+        description: "Shard-level query + fetch time of each tenant's searches, ms per second: what it costs its group's nodes.",
+      }),
+    timeseries("Share of its group's search time (top 10)",
+      q('topk(10, max by (tenant, index_group) (tenantlab_tenant_search_share{of="group", tenant=~"$tenant", index_group=~"$group"}))', '{{tenant}} ({{index_group}})'), {
+        description: "A tenant over the policy's share (allocator/policy.json hot.share) while its group misses its objective is flagged hot.",
+        unit: units.PercentUnit,
+      }),
+    table('Hot tenants', 'max by (tenant, index_group, index) (tenantlab_tenant_hot)', {
+      description: 'Flagged now by the allocator (`make hot` shows the evidence).',
+      columns: { tenant: 'Tenant', index_group: 'Group', index: 'Index' },
+      valueTitle: 'Hot',
+    }),
+  ),
+  ...line(
+    timeseries('Group latency against its objective',
+      [q('max by (index_group) (tenantlab_group_search_latency_ms{index_group=~"$group"})', '{{index_group}}'), q('max by (index_group) (tenantlab_group_search_latency_objective_ms{index_group=~"$group"})', '{{index_group}} objective')], {
+        description: 'Average shard-level query + fetch time of the group over the window, and the policy objective (hot.objectiveMs).',
+        unit: units.Milliseconds,
+      }),
+    timeseries('Search queue and rejections by group',
+      [q('max by (index_group) (tenantlab_group_search_queue{index_group=~"$group"})', '{{index_group}} queued'), q('max by (index_group) (tenantlab_group_search_rejected_per_second{index_group=~"$group"})', '{{index_group}} rejected/s')]),
+    timeseries('Write rate per tenant (top 10)',
+      q('topk(10, max by (tenant, index_group) (tenantlab_tenant_write_rate{tenant=~"$tenant", index_group=~"$group"}))', '{{tenant}} ({{index_group}})'), {
+        description: 'Products per second whose updated_at fell inside the window (re-sends of unchanged documents do not show).',
+      }),
   ),
 
   row('Moves'),

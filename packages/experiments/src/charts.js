@@ -129,6 +129,10 @@ export async function burstTimeline(results) {
     for (const rep of v.repetitions) {
       if (!rep.burst || !rep.timeline_by_set) continue;
       rows.push({ kind: 'burst', variant: labelOf(v), from: rep.burst.from_s, to: rep.burst.to_s });
+      // the closed loop: when the allocator flagged the store, and its move from start to end
+      const iso = rep.isolation;
+      if (iso?.flagged_s !== null && iso?.flagged_s !== undefined) rows.push({ kind: 'flag', variant: labelOf(v), at: iso.flagged_s });
+      if (iso?.move?.created_s !== null && iso?.move?.created_s !== undefined) rows.push({ kind: 'move', variant: labelOf(v), from: iso.move.created_s, to: iso.move.finished_s ?? iso.move.created_s });
       for (const [set, points] of Object.entries(rep.timeline_by_set)) {
         for (const p of points) if (typeof p.p95_ms === 'number') rows.push({ kind: 'p95', variant: labelOf(v), half: `${set} stores`, run: `${v.name} ${set} r${rep.round}`, t_s: p.t_s, value: p.p95_ms });
       }
@@ -137,7 +141,12 @@ export async function burstTimeline(results) {
   if (!rows.some((r) => r.kind === 'p95')) return null;
   const shown = [...new Set(rows.map((r) => r.variant))];
   return renderSvg({
-    title: { text: `${results.experiment}: p95 per store half over the measured window`, subtitle: 'shaded: the search-bot burst on one odd store; one line per repetition' },
+    title: {
+      text: `${results.experiment}: p95 per store half over the measured window`,
+      subtitle: rows.some((r) => r.kind === 'move')
+        ? 'orange: the search-bot burst on one odd store; red line: the allocator flags it; blue: its move; one line per repetition'
+        : 'shaded: the search-bot burst on one odd store; one line per repetition',
+    },
     data: { values: rows },
     facet: { row: { field: 'variant', type: 'nominal', sort: shown, title: null } },
     spec: {
@@ -148,6 +157,16 @@ export async function burstTimeline(results) {
           transform: [{ filter: "datum.kind === 'burst'" }],
           mark: { type: 'rect', color: '#fdd0a2', opacity: 0.5 },
           encoding: { x: { field: 'from', type: 'quantitative', title: 'seconds into the measured window' }, x2: { field: 'to' } },
+        },
+        {
+          transform: [{ filter: "datum.kind === 'move'" }],
+          mark: { type: 'rect', color: '#9ecae1', opacity: 0.6 },
+          encoding: { x: { field: 'from', type: 'quantitative' }, x2: { field: 'to' } },
+        },
+        {
+          transform: [{ filter: "datum.kind === 'flag'" }],
+          mark: { type: 'rule', color: '#cb181d', strokeDash: [4, 2] },
+          encoding: { x: { field: 'at', type: 'quantitative' } },
         },
         {
           transform: [{ filter: "datum.kind === 'p95'" }],

@@ -42,10 +42,35 @@ const SET_METRICS = {
   burst_p95_ratio: { label: 'p95 during / before the burst', unit: 'x', better: LOWER },
 };
 
+// The closed loop (a variant with `isolate`): the burst store's neighbours (the other stores of
+// its group) before the burst, during it until the move ended, and after the move (past its
+// settle time), with the ratios to before; and the loop's times, in seconds from the burst's start.
+const NEIGHBOURS = /^(neighbours|others)\.(before_p95_ms|during_p95_ms|after_p95_ms|during_ratio|after_ratio)$/;
+const NEIGHBOUR_METRICS = {
+  before_p95_ms: { label: 'p95 before the burst', unit: 'ms', better: LOWER },
+  during_p95_ms: { label: 'p95 during the burst, until the move ended', unit: 'ms', better: LOWER },
+  after_p95_ms: { label: 'p95 after the move', unit: 'ms', better: LOWER },
+  during_ratio: { label: 'p95 during / before', unit: 'x', better: LOWER },
+  after_ratio: { label: 'p95 after the move / before the burst', unit: 'x', better: LOWER },
+};
+const WHOSE = { neighbours: "the burst store's neighbours'", others: "the other group's stores'" };
+const ISOLATION = {
+  'isolation.flag_s': { label: 'burst start to flagged', unit: 's', path: ['isolation', 'flag_s'], better: LOWER },
+  'isolation.move_start_s': { label: 'burst start to move start', unit: 's', path: ['isolation', 'move_start_s'], better: LOWER },
+  'isolation.move_s': { label: 'move duration', unit: 's', path: ['isolation', 'move_s'], better: LOWER },
+  'isolation.recovered_s': { label: "burst start to the neighbours' recovery", unit: 's', path: ['isolation', 'recovered_s'], better: LOWER },
+};
+
 /** The definition of a metric name, or null when the name is not a metric. */
 export function metricDef(name) {
   if (typeof name !== 'string') return null;
   if (Object.hasOwn(METRICS, name)) return { name, ...METRICS[name] };
+  if (Object.hasOwn(ISOLATION, name)) return { name, ...ISOLATION[name] };
+  const nb = NEIGHBOURS.exec(name);
+  if (nb) {
+    const base = NEIGHBOUR_METRICS[nb[2]];
+    return { name, label: `${WHOSE[nb[1]]} ${base.label}`, unit: base.unit, path: [nb[1], nb[2]], better: base.better };
+  }
   const set = BY_SET.exec(name);
   if (set) {
     const base = SET_METRICS[set[2]] ?? METRICS[set[2]];

@@ -182,7 +182,7 @@ export async function chartsOf(results, metrics) {
     out.push({ file: `latency-by-variant-${m}.svg`, alt: `${metricDef(m).label} per variant, every repetition`, markup: await latencyByVariant(results, m) });
   }
   // queries/s per cell (a throughput sweep), and each store half's figures where the spec asks
-  for (const m of metrics.filter((x) => x === 'throughput_rps' || /^(odd|even)\.(avg_ms|burst_p95_ratio)$/.test(x))) {
+  for (const m of metrics.filter((x) => x === 'throughput_rps' || /^(odd|even)\.(avg_ms|burst_p95_ratio)$/.test(x) || /^(neighbours|others)\.after_ratio$/.test(x))) {
     out.push({ file: `by-variant-${m.replace('.', '-')}.svg`, alt: `${metricDef(m).label} per variant, every repetition`, markup: await latencyByVariant(results, m) });
   }
   out.push({ file: 'latency-over-time.svg', alt: 'average latency over the measured window', markup: await latencyOverTime(results, 'avg_ms') });

@@ -30,6 +30,9 @@ import { createLayout, finishLayout, layoutFacts, layoutNames, loadLayout } from
 import { runK6 } from './run/workload.js';
 import { describeLab, labControl, labEnvOf } from './run/lab-control.js';
 import { queueSampler, snapshot, windowFigures } from './run/es-stats.js';
+import { deletePrefix } from '@tenantlab/test-support/cluster';
+import { burstTarget, isolationFigures, placeStores, putBack, startAllocator, watchIsolation } from './run/isolation.js';
+import { narrator } from './run/narrate.js';
 
 const LAB_ROOT = resolve(new URL('../../..', import.meta.url).pathname);
 const TENANT_PREFIX = 'exp';
@@ -77,7 +80,7 @@ function environment({ esVersion, k6Version, runtime, labEnvFile, data }) {
  * Resolves to { dir, results }. Throws RunError (one line) when the run cannot start.
  */
 export async function runExperiment(opts) {
-  const { name, specDir, quick, repeat, labMode, labCommand, resultsRoot, k6, log, signal } = opts;
+  const { name, specDir, quick, repeat, labMode, labCommand, resultsRoot, k6, log, signal, narrate = false } = opts;
   let { esUrl, runtime } = opts;
   const file = join(specDir, `${name}.yaml`);
   const plan = resolveSpec(loadSpec(file), { quick, repeat });
@@ -143,12 +146,18 @@ export async function runExperiment(opts) {
     environment: environment({ esVersion, k6Version, runtime, labEnvFile: process.env.LAB_ENV_FILE || join(LAB_ROOT, 'lab.env'),
       data: { profile: plan.dataset.profile, scale: plan.dataset.scale, seed: plan.dataset.seed, stores: tenants.length, documents, bytes: null } }),
     plan: { repetitions: plan.repetitions, confidence: plan.confidence, order: plan.order, workload: plan.workload, report: plan.report, expect: plan.expect },
-    variants: plan.variants.map((v) => ({ name: v.name, label: v.label ?? v.name, settings: v.settings, ...(v.lab ? { lab: v.lab } : {}), ...(v.burst ? { burst: v.burst } : {}), layout: null, ...(v.published ? { published: v.published } : {}), repetitions: [], summary: {} })),
+    variants: plan.variants.map((v) => ({ name: v.name, label: v.label ?? v.name, settings: v.settings, ...(v.lab ? { lab: v.lab } : {}), ...(v.burst ? { burst: v.burst } : {}), ...(v.isolate ? { isolate: v.isolate } : {}), layout: null, ...(v.published ? { published: v.published } : {}), repetitions: [], summary: {} })),
     verdicts: [],
     runner: { cpu_percent: null, k6_cpu_percent: null, wall_seconds: null },
   };
   const byName = new Map(results.variants.map((v) => [v.name, v]));
   const names = new Map(plan.variants.map((v) => [v.name, layoutNames(runId, flat(v), tenants)]));
+  // A closed-loop variant's stores are real allocator tenants, reached through `tenant-<id>`
+  // aliases: their ids must be unique to the variant and the run (same documents otherwise).
+  const loopTenants = new Map(plan.variants.filter((v) => v.isolate).map((v, k) => [v.name,
+    generateTenants({ seed: plan.dataset.seed, profile, scale: plan.dataset.scale, prefix: `iso${runId.slice(-4)}${k + 1}` })]));
+  const allocators = new Map();
+  const loopGroups = new Map();
   let measuredCpu = 0, measuredK6Cpu = 0, measuredWall = 0;
 
   const write = () => writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -161,12 +170,17 @@ export async function runExperiment(opts) {
     const build = async (v) => {
       check();
       const t0 = Date.now();
-      const n = names.get(v.name);
       log(`building ${v.name}: ${v.settings.indices} x ${v.settings.shards} shards, ${v.settings.replicas} replica(s), group ${v.settings.group}, stores ${v.settings.assign}`);
       const groups = Object.keys(await groupsOf(client, groupAttr)).filter((g) => g !== 'all').sort();
-      await createLayout(client, { variant: flat(v), groupAttr, names: n, groups });
-      await coordinateInGroups(v, n, groups);
-      const loaded = await loadLayout(client, { seed: plan.dataset.seed, tenants, names: n });
+      let n = names.get(v.name);
+      if (v.isolate) {
+        n = await placeByAllocator(v, groups);
+        names.set(v.name, n);
+      } else {
+        await createLayout(client, { variant: flat(v), groupAttr, names: n, groups });
+        await coordinateInGroups(v, n, groups);
+      }
+      const loaded = await loadLayout(client, { seed: plan.dataset.seed, tenants: loopTenants.get(v.name) ?? tenants, names: n });
       check();
       await finishLayout(client, { variant: flat(v), names: n });
       const facts = await layoutFacts(client, n);
@@ -205,6 +219,33 @@ export async function runExperiment(opts) {
         if (urls.length) Object.assign(t, { ...(g === 'all' ? {} : { group: g }), es_url: urls[i % urls.length] });
       });
     };
+    // A closed-loop variant: its allocator places the stores (odd on the first group, even on the
+    // second), loading runs unrefreshed as for any layout; each store searches through a node of
+    // its group, the burst store through the master (it changes group mid-run, so no node of
+    // either group should coordinate its crawl).
+    const placeByAllocator = async (v, groups) => {
+      if (groups.length < 2) throw new RunError(`variant ${v.name}: the closed loop needs two index groups (the lab has ${groups.join(', ') || 'none'})`, 1);
+      const prior = allocators.get(v.name);
+      if (prior) await prior.stop();
+      const alloc = await startAllocator({ esUrl, prefix: `${prefix}${v.name}-`, isolate: v.isolate, dir, variant: v.name });
+      allocators.set(v.name, alloc);
+      const vt = loopTenants.get(v.name);
+      const target = burstTarget(vt, v.burst.store);
+      const n = await placeStores(alloc.api, { tenants: vt, groups, target });
+      n.target = target;
+      loopGroups.set(v.name, groups.slice(0, 2));
+      await client.indices.putSettings({ index: n.indices.join(','), settings: { 'index.number_of_replicas': 0, 'index.refresh_interval': '-1' } });
+      const attrs = await client.cat.nodeattrs({ format: 'json', h: 'node,attr,value' });
+      const env = { ...process.env, ...(lab ? labEnvOf(labOf.get(v.name)) : {}) };
+      const urlsOf = (g) => [...new Set(attrs.filter((a) => a.attr === groupAttr && a.value === g).map((a) => a.node))].sort()
+        .map((node) => env[`${nodeKey(node)}_HTTP_PORT`]).filter(Boolean).map((port) => `http://${process.env.LAB_BIND || '127.0.0.1'}:${port}`);
+      n.tenants.forEach((t, i) => {
+        const urls = urlsOf(t.group);
+        t.es_url = t.set === 'target' || !urls.length ? esUrl : urls[i % urls.length];
+      });
+      log(`  ${v.name}: ${n.tenants.length} stores placed by the allocator at ${alloc.url} in ${n.indices.length} indices; burst store ${target} (${v.burst.store ?? 'biggest'} odd store) on ${groups[0]}`);
+      return n;
+    };
     // the variants measured on the lab now up: those sharing the current variant's lab
     const sameLab = (vname) => plan.variants.filter((v) => labKey(v.lab) === labKey(labOf.get(vname)));
     const prepare = async (vname, { restarted, fresh }) => {
@@ -237,12 +278,18 @@ export async function runExperiment(opts) {
       log(`[${i + 1}/${plan.order.length}] ${vname}, repetition ${round}: ramp-up ${plan.workload.ramp_up}, warm-up ${plan.workload.warmup}, measuring ${plan.workload.measure}`);
       const rep = { round, started_at: nowIso(), complete: false, figures: null, timeline: [] };
       byName.get(vname).repetitions.push(rep);
-      let before = null, sampler = null, cpu0 = null;
+      let before = null, sampler = null, cpu0 = null, watch = null;
+      const variant = plan.variants.find((v) => v.name === vname);
+      const alloc = allocators.get(vname);
+      const loop = variant.isolate && alloc ? { target: names.get(vname).target, groups: loopGroups.get(vname) } : null;
       try {
+        const tell = narrate && loop ? narrator({ log, samplesFile: join(repDir, 'samples.json'), target: loop.target, groups: loop.groups, burst: variant.burst, measureS: plan.workload.measure_s }) : null;
         const out = await runK6({
           k6, script: join(LAB_ROOT, 'k6-scripts/experiment.js'), esUrl, workload: plan.workload,
           tenants: names.get(vname).tenants, dir: repDir, runId: `${runId}-${i + 1}`, signal, burst: plan.variants.find((v) => v.name === vname).burst ?? null,
           onMeasureStart: () => {
+            if (loop) watch = watchIsolation(alloc.api, { target: loop.target, intervalMs: Math.round(variant.isolate.interval_s * 1000), onTick: tell?.tick });
+            tell?.start();
             cpu0 = process.cpuUsage();
             snapshot(client).then((s) => { before = s; }).catch(() => {});
             sampler = queueSampler(client);
@@ -255,6 +302,15 @@ export async function runExperiment(opts) {
         measuredK6Cpu += out.k6CpuSeconds ?? 0;
         measuredWall += out.measureWallMs / 1000;
         rep.figures = { ...out.figures, es: before ? windowFigures(before, after, queueMax) : null };
+        if (watch) {
+          const w = await watch.stop();
+          watch = null;
+          const burstFromMs = out.t0 + variant.burst.from * plan.workload.measure_s * 1000;
+          const loopFigures = isolationFigures({ points: out.points, t0: out.t0, burstFromMs, endMs: out.t0 + plan.workload.measure_s * 1000, watch: w, settleMs: variant.isolate.settle_s * 1000 });
+          Object.assign(rep.figures, loopFigures);
+          rep.isolation = isolationRecord(w, out.t0, loop.target);
+          tell?.end(loopFigures);
+        }
         rep.timeline = out.timeline;
         if (Object.keys(out.timelineBySet).length) rep.timeline_by_set = out.timelineBySet;
         if (out.burstTenant) rep.burst = { tenant: out.burstTenant, from_s: byName.get(vname).burst.from * plan.workload.measure_s, to_s: byName.get(vname).burst.to * plan.workload.measure_s };
@@ -264,11 +320,17 @@ export async function runExperiment(opts) {
         log(`  ${f.requests} requests (${f.throughput_rps}/s), ${f.errors} errors, avg ${f.avg_ms} ms, p95 ${f.p95_ms} ms, p99 ${f.p99_ms} ms${f.dropped_iterations ? `, ${f.dropped_iterations} dropped` : ''}`);
       } catch (err) {
         if (sampler) await sampler.stop();
+        if (watch) await watch.stop();
         if (err instanceof RunError && err.exitCode === 130) throw err;
         rep.incomplete_reason = err instanceof RunError ? err.message : esReason(err);
         log(`  repetition failed: ${rep.incomplete_reason}`);
       } finally {
         rmSync(join(repDir, 'samples.json'), { force: true });
+      }
+      // every repetition of a closed-loop variant starts with the burst store in its group
+      if (loop) {
+        check();
+        if (await putBack(alloc.api, loop.target, loop.groups[0])) log(`  ${loop.target} moved back to ${loop.groups[0]} for the next repetition`);
       }
     }
     results.complete = results.variants.every((v) => v.repetitions.length === plan.repetitions && v.repetitions.every((r) => r.complete));
@@ -287,11 +349,27 @@ export async function runExperiment(opts) {
     } catch (err) {
       log(`report not written: ${err.message}`);
     }
+    for (const [vname, a] of allocators) {
+      await a.stop().catch(() => {});
+      await deletePrefix(client, `${prefix}${vname}-`).catch(() => {});
+    }
     await deleteRunIndices(client, prefix, log);
     await client.close();
     await lab?.stop();
   }
   return { dir, results };
+}
+
+/** What results.json keeps of the watcher: times in seconds from the measured window's start. */
+function isolationRecord(w, t0, target) {
+  const rel = (ms) => (ms === null || ms === undefined ? null : Math.round((ms - t0) / 100) / 10);
+  return {
+    target,
+    flagged_s: rel(w.flagged_at),
+    evidence: w.evidence,
+    move: w.move ? { ...w.move, created_at: undefined, started_at: undefined, finished_at: undefined, created_s: rel(w.move.created_at), started_s: rel(w.move.started_at), finished_s: rel(w.move.finished_at) } : null,
+    samples: w.samples.map((x) => ({ t_s: rel(x.at), groups: x.groups, hot: x.hot })),
+  };
 }
 
 function finalize(results, plan, { started, cpuAtStart, measuredCpu, measuredK6Cpu, measuredWall }) {
@@ -337,6 +415,7 @@ function parseRunArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') o.quick = true;
+    else if (a === '--narrate') o.narrate = true;
     else if (takes[a]) {
       if (i + 1 >= argv.length) throw new RunError(`${a} needs a value`);
       o[takes[a]] = argv[++i];

@@ -46,10 +46,16 @@ const SIZE = /^[0-9]+[kmg]?$/i;
 const SOURCE_KEYS = ['title', 'url', 'table', 'setup', 'notes', 'published'];
 const DATASET_KEYS = ['profile', 'scale', 'seed', 'quick'];
 const DATASET_QUICK_KEYS = ['profile', 'scale', 'seed'];
-const VARIANT_KEYS = ['name', 'label', 'lab', 'burst', ...Object.keys(SETTINGS)];
+const VARIANT_KEYS = ['name', 'label', 'lab', 'burst', 'isolate', ...Object.keys(SETTINGS)];
 // A search-bot burst on one odd store during the measured window (k6-scripts/bot.js's crawler):
 // from and to as fractions of the window, so QUICK's short window keeps the same shape
-const BURST_KEYS = ['from', 'to', 'rate'];
+const BURST_KEYS = ['from', 'to', 'rate', 'store'];
+const BURST_STORES = ['biggest', 'smallest'];
+// The closed loop (the noisy-neighbour experiment): the variant's stores are placed by a real
+// allocator the runner starts, whose auto-isolation moves the store it finds hot; the values are
+// its policy (allocator/policy.json observe, hot, auto) for the run. `settle`: after the move,
+// how long before the neighbours' "after" figures start.
+const ISOLATE_KEYS = ['auto', 'window', 'share', 'objective_ms', 'cool_down', 'interval', 'settle'];
 const WORKLOAD_RUN_KEYS = ['vus', 'think_ms', 'rate', 'ramp_up', 'warmup', 'measure'];
 const WORKLOAD_KEYS = ['scenario', 'model', ...WORKLOAD_RUN_KEYS, 'quick'];
 const REPORT_KEYS = ['metrics', 'table'];
@@ -296,8 +302,33 @@ function checkVariants(c, v, defaults, lab) {
       c.required(b.to, `${path}.burst.to`, 'where it ends, as a fraction of the measured window (0.7)');
       burst = { from: c.number(b.from, `${path}.burst.from`, [0, 0.95]), to: c.number(b.to, `${path}.burst.to`, [0.05, 1]), rate: b.rate === undefined ? 30 : c.number(b.rate, `${path}.burst.rate`, [1, 1000]) };
       if (burst.to <= burst.from) c.fail(`${path}.burst.to`, `must be after from (${burst.from}; got ${burst.to})`);
+      if (b.store !== undefined) burst.store = c.oneOf(b.store, `${path}.burst.store`, BURST_STORES);
     }
-    return { name, label, lab: merged, ...(burst ? { burst } : {}), settings: Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, settings[k]])) };
+    let isolate = null;
+    if (item.isolate !== undefined) {
+      const iso = c.mapping(item.isolate, `${path}.isolate`, ISOLATE_KEYS);
+      c.required(iso.objective_ms, `${path}.isolate.objective_ms`, "the group's latency objective in ms per shard query (allocator policy hot.objectiveMs)");
+      const secs = (key, dflt, min) => {
+        if (iso[key] === undefined) return dflt;
+        const d = c.duration(iso[key], `${path}.isolate.${key}`);
+        const n = durationSeconds(d);
+        if (n < min) c.fail(`${path}.isolate.${key}`, `must be at least ${min}s (got ${got(iso[key])})`);
+        return n;
+      };
+      if (iso.auto !== undefined && typeof iso.auto !== 'boolean') c.fail(`${path}.isolate.auto`, `must be true (the allocator moves the hot store) or false (it only flags it) (got ${got(iso.auto)})`);
+      isolate = {
+        auto: iso.auto ?? true,
+        window_s: secs('window', 15, 10),
+        share: iso.share === undefined ? 0.3 : c.number(iso.share, `${path}.isolate.share`, [0, 1], { exclusiveMin: true }),
+        objective_ms: c.number(iso.objective_ms, `${path}.isolate.objective_ms`, [0, 100000], { exclusiveMin: true }),
+        cool_down_s: secs('cool_down', 600, 0),
+        interval_s: secs('interval', 1, 0.5),
+        settle_s: secs('settle', 5, 0),
+      };
+      if (!burst) c.fail(`${path}.isolate`, 'needs a burst in the same variant: the allocator isolates the store the burst makes hot');
+      if (settings.group !== 'spread' || settings.assign !== 'odd-even') c.fail(`${path}.isolate`, `places odd stores on the first group and even stores on the second: set group: spread and assign: odd-even (got group: ${settings.group}, assign: ${settings.assign})`);
+    }
+    return { name, label, lab: merged, ...(burst ? { burst } : {}), ...(isolate ? { isolate } : {}), settings: Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, settings[k]])) };
   });
 }
 

@@ -150,3 +150,45 @@ test('two labs differ in structure only when their nodes, roles or groups do', (
   assert.equal(structureOf(base), structureOf({ ...base, SHAPE: 'off', ES_DATA_1_CPUS: '0.5' }));
   assert.notEqual(structureOf(base), structureOf({ ...base, ES_DATA_1_GROUP: 'g2' }));
 });
+
+test('closed loop: the burst store is the smallest or biggest odd store', async () => {
+  const { burstTarget } = await import('../src/run/isolation.js');
+  const ts = [30, 5, 20, 1, 8].map((n, index) => ({ index, id: `s${index + 1}`, expected_products: n }));
+  // odd store numbers: s1 (30), s3 (20), s5 (8)
+  assert.equal(burstTarget(ts, 'smallest'), 's5');
+  assert.equal(burstTarget(ts, 'biggest'), 's1');
+  assert.equal(burstTarget(ts), 's1');
+});
+
+test('closed loop: neighbours before, during until the move ended, after it; the loop\'s times', async () => {
+  const { isolationFigures } = await import('../src/run/isolation.js');
+  const t0 = 1_000_000;
+  const points = [];
+  // neighbours (odd) at 10 ms before the burst (0-20 s), 50 ms until the move ended (at 35 s),
+  // 11 ms after; the other group (even) at 20 ms throughout; the burst store's own requests
+  // (target) do not count
+  for (let s = 0; s < 60; s += 0.25) {
+    const at = t0 + s * 1000;
+    points.push([at, s < 20 ? 10 : s < 35 ? 50 : 11, 'odd'], [at, 20, 'even'], [at, 500, 'target']);
+  }
+  const watch = { flagged_at: t0 + 28000, move: { state: 'succeeded', created_at: t0 + 30000, finished_at: t0 + 35000 } };
+  const f = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch, settleMs: 5000 });
+  assert.deepEqual(f.neighbours, { before_p95_ms: 10, during_p95_ms: 50, after_p95_ms: 11, during_ratio: 5, after_ratio: 1.1 });
+  assert.equal(f.others.after_ratio, 1);
+  assert.deepEqual(f.isolation, { flag_s: 8, move_start_s: 10, move_s: 5, recovered_s: 15, moved: true });
+  // nothing moved (auto-isolation off): during = the burst's first two thirds, after = the last third
+  const still = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch: { flagged_at: t0 + 28000, move: null }, settleMs: 5000 });
+  assert.equal(still.isolation.moved, false);
+  assert.equal(still.isolation.move_s, null);
+  assert.equal(still.neighbours.after_p95_ms, 11); // this synthetic tenant recovered by itself
+  const never = isolationFigures({ points: points.map(([t, v, s]) => [t, s === 'odd' && t >= t0 + 20000 ? 50 : v, s]), t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch: null, settleMs: 5000 });
+  assert.equal(never.isolation.recovered_s, null);
+  assert.equal(never.neighbours.after_ratio, 5);
+});
+
+test('closed loop: the allocator policy of a variant is the lab policy with the loop values', async () => {
+  const { isolationPolicy } = await import('../src/run/isolation.js');
+  const p = isolationPolicy({ window_s: 15, share: 0.3, objective_ms: 10, cool_down_s: 60 }, { auto: false });
+  assert.deepEqual([p.observe.windowS, p.hot.share, p.hot.objectiveMs.default, p.auto.enabled, p.auto.coolDownS], [15, 0.3, 10, false, 60]);
+  assert.ok(p.shared.capacity.tenants > 0, 'the rest is the lab policy');
+});

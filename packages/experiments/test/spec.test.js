@@ -74,7 +74,7 @@ test('REPEAT overrides repetitions and is checked', () => {
 test('file-level errors: one line naming file, field and what is allowed', () => {
   throwsSpec(() => loadSpec(fixture('bad-shards-zero')), `${shownPath(fixture('bad-shards-zero'))}: variants[2].shards: must be a positive integer (got 0)`);
   throwsSpec(() => loadSpec(fixture('bad-typo')),
-    `${shownPath(fixture('bad-typo'))}: variants[1].shard: unknown key; did you mean shards? (allowed: name, label, lab, burst, indices, shards, replicas, refresh_interval, group, assign, segments)`);
+    `${shownPath(fixture('bad-typo'))}: variants[1].shard: unknown key; did you mean shards? (allowed: name, label, lab, burst, isolate, indices, shards, replicas, refresh_interval, group, assign, segments)`);
   throwsSpec(() => loadSpec(fixture('bad-name')), `${shownPath(fixture('bad-name'))}: name: must equal the file's base name "bad-name" (got "another-name")`);
   throwsSpec(() => loadSpec(fixture('no-such-spec')), `${shownPath(fixture('no-such-spec'))}: no such file`);
   assert.throws(() => loadSpec(fixture('bad-yaml')), (err) => {
@@ -141,6 +141,13 @@ const cases = [
   ['trend repeats', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', decreasing: ['a', 'a'] }; }, 'expect[0].decreasing[1]: "a" is listed twice'],
   ['trend of one', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', increasing: ['a'] }; }, 'expect[0].increasing: must list 2 to 12 variant names in the expected order (got 1)'],
   ['expectation typo', (d) => { d.expect[0].lowr = 'b'; }, 'expect[0].lowr: unknown key; did you mean lower? (allowed: claim, metric, lower, higher, than, decreasing, increasing, variant, at_most, at_least)'],
+  ['burst store', (d) => { d.variants[0].burst = { from: 0.2, to: 1, store: 'random' }; }, 'variants[0].burst.store: must be one of biggest, smallest (got "random")'],
+  ['isolate without burst', (d) => { Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', isolate: { objective_ms: 10 } }); }, 'variants[0].isolate: needs a burst in the same variant: the allocator isolates the store the burst makes hot'],
+  ['isolate on one index', (d) => { Object.assign(d.variants[0], { burst: { from: 0.2, to: 1 }, isolate: { objective_ms: 10 } }); }, 'variants[0].isolate: places odd stores on the first group and even stores on the second: set group: spread and assign: odd-even (got group: all, assign: all)'],
+  ['isolate objective', (d) => { Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', burst: { from: 0.2, to: 1 }, isolate: { objective_ms: -1 } }); }, 'variants[0].isolate.objective_ms: must be a number above 0 and at most 100000 (got -1)'],
+  ['isolate window', (d) => { Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', burst: { from: 0.2, to: 1 }, isolate: { objective_ms: 5, window: '2s' } }); }, 'variants[0].isolate.window: must be at least 10s (got "2s")'],
+  ['isolate auto', (d) => { Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', burst: { from: 0.2, to: 1 }, isolate: { objective_ms: 5, auto: 'yes' } }); }, 'variants[0].isolate.auto: must be true (the allocator moves the hot store) or false (it only flags it) (got "yes")'],
+  ['isolate typo', (d) => { Object.assign(d.variants[0], { burst: { from: 0.2, to: 1 }, isolate: { objectiv_ms: 5 } }); }, 'variants[0].isolate.objectiv_ms: unknown key; did you mean objective_ms? (allowed: auto, window, share, objective_ms, cool_down, interval, settle)'],
   ['not a mapping', () => ['a'], 'must be a YAML mapping of name, title, hypothesis, source, dataset, lab, defaults, variants, workload, repetitions, confidence, report, expect (got a list)'],
 ];
 for (const [what, change, message] of cases) {
@@ -181,7 +188,7 @@ test('listSpecs: every spec of a folder, sorted by name; a broken one is an erro
 
 test('the delivered experiments are valid and fit 20 minutes each in full (35 for the 9-cell sweep)', () => {
   const all = listSpecs(experiments);
-  assert.deepEqual(all.map((s) => s.name), ['explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups']);
+  assert.deepEqual(all.map((s) => s.name), ['explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups', 'noisy-neighbour']);
   for (const s of all) {
     const full = resolveSpec(s);
     const limit = s.variants.length > 4 ? 35 : 20;
@@ -191,6 +198,10 @@ test('the delivered experiments are valid and fit 20 minutes each in full (35 fo
     assert.equal(full.dataset.profile, 'demo');
     assert.deepEqual([resolveSpec(s, { quick: true }).dataset.profile, resolveSpec(s, { quick: true }).dataset.scale], ['ci', 0.05]);
   }
+  // the closed loop: the same burst on the smallest odd store, moved by the allocator or left alone
+  const nn = all[4];
+  assert.deepEqual(nn.variants.map((v) => [v.name, v.isolate.auto, v.burst.store, v.settings.group, v.settings.assign]), [
+    ['isolated', true, 'smallest', 'spread', 'odd-even'], ['left-alone', false, 'smallest', 'spread', 'odd-even']]);
   // the sweep runs on equal data nodes of half a core each, on a lab of its own
   const sweep = all[0];
   assert.ok(sweep.variants.every((v) => v.lab?.data_node?.cpus === 0.5));

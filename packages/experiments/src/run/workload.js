@@ -38,7 +38,8 @@ export async function runK6({ k6, script, esUrl, workload, tenants, dir, runId, 
   else env.VUS = String(workload.vus);
   if (burst) {
     // the crawler on the biggest odd store (on g1 when the odd stores' index is there)
-    const target = tenants.filter((t) => t.set === 'odd').sort((a, b) => b.documents - a.documents)[0] ?? tenants[0];
+    // (a closed-loop variant names its store: set 'target')
+    const target = tenants.find((t) => t.set === 'target') ?? tenants.filter((t) => t.set === 'odd').sort((a, b) => b.documents - a.documents)[0] ?? tenants[0];
     Object.assign(env, {
       BOT_TENANT: target.id, BOT_RATE: String(burst.rate),
       BURST_AT: `${Math.round(burst.from * workload.measure_s * 10) / 10}s`,
@@ -84,6 +85,10 @@ export async function runK6({ k6, script, esUrl, workload, tenants, dir, runId, 
     figures: figuresOf(summary, workload.measure_s),
     timeline: timelines.all,
     timelineBySet: timelines.bySet,
+    // every measured request: [epoch ms, duration ms, store set], for figures over spans only
+    // known after the run (the closed loop's move)
+    points: timelines.points,
+    t0: timelines.t0,
     burstTenant: env.BOT_TENANT ?? null,
     k6CpuSeconds,
     measureWallMs: measureMs,
@@ -166,5 +171,5 @@ export async function timelinesOf(file) {
     const pts = points.filter((p) => p[2] === set);
     if (pts.length) bySet[set] = series(pts);
   }
-  return { all: series(points), bySet };
+  return { all: series(points), bySet, points, t0: Number.isFinite(t0) ? t0 : null };
 }

@@ -1,0 +1,49 @@
+// Elasticsearch's answers turned into the counters and gauges the observer windows. Pure, so
+// the shapes of the answers are pinned by unit tests on recorded responses.
+//
+// Counter keys (one flat map per observation, see window.js):
+//   q|<index>|<tenant>  searches tagged with the tenant's stats group (shard-level query_total)
+//   t|<index>|<tenant>  their time: query + fetch milliseconds
+//   Q|<index>, T|<index> the same for every search on the index (tagged or not)
+//   W|<index>           documents indexed (indexing.index_total, primaries and replicas)
+//   R|<node>            searches the node's search thread pool rejected
+import { tenantOfStatsGroup } from '@tenantlab/contract/naming';
+
+const ms = (s) => (s?.query_time_in_millis ?? 0) + (s?.fetch_time_in_millis ?? 0);
+
+/** Counters from `_stats/search,indexing?groups=<pattern>` (its `indices` part). */
+export function indexCounters(stats, into = new Map()) {
+  for (const [index, ix] of Object.entries(stats.indices ?? {})) {
+    const search = ix.total?.search;
+    into.set(`Q|${index}`, search?.query_total ?? 0);
+    into.set(`T|${index}`, ms(search));
+    into.set(`W|${index}`, ix.total?.indexing?.index_total ?? 0);
+    for (const [group, s] of Object.entries(search?.groups ?? {})) {
+      const tenant = tenantOfStatsGroup(group);
+      if (tenant === null) continue;
+      into.set(`q|${index}|${tenant}`, s.query_total ?? 0);
+      into.set(`t|${index}|${tenant}`, ms(s));
+    }
+  }
+  return into;
+}
+
+/**
+ * From `_nodes/stats/thread_pool,process` (search pool and CPU): rejections as counters
+ * (R|<node>) into `counters`, and a Map node name -> { queue, active, cpu_percent } of gauges.
+ */
+export function nodeReadings(nodeStats, counters = new Map()) {
+  const gauges = new Map();
+  for (const n of Object.values(nodeStats.nodes ?? {})) {
+    const pool = n.thread_pool?.search ?? {};
+    counters.set(`R|${n.name}`, pool.rejected ?? 0);
+    gauges.set(n.name, { queue: pool.queue ?? 0, active: pool.active ?? 0, cpu_percent: n.process?.cpu?.percent ?? null });
+  }
+  return gauges;
+}
+
+/** Request options of the two calls above, small answers (filter_path) for 1,000s of tenants. */
+export const NODE_STATS_REQUEST = {
+  metric: 'thread_pool,process',
+  filter_path: 'nodes.*.name,nodes.*.thread_pool.search,nodes.*.process.cpu.percent',
+};

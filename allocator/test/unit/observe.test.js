@@ -1,0 +1,292 @@
+// The observer's pure parts: the counter window, Elasticsearch's answers turned into counters,
+// each tenant's cost and each group's health, hot-tenant detection, the observed plan and the
+// guards of auto-isolation, and the policy values that steer them.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { loadConfig } from '../../src/config.js';
+import { autoDecision } from '../../src/observe/auto-isolate.js';
+import { observedCost } from '../../src/observe/cost.js';
+import { indexCounters, nodeReadings } from '../../src/observe/counters.js';
+import { detectHot, headroomTarget } from '../../src/observe/hot.js';
+import { observedEnough, observedModel, planObserved } from '../../src/observe/plan.js';
+import { CounterWindow } from '../../src/observe/window.js';
+import { checkPolicyGroups, objectiveOf, parsePolicy } from '../../src/policy.js';
+
+const basePolicy = {
+  shared: { shards: 1, replicas: 0, capacity: { tenants: 50, documents: 100000, traffic: 100 } },
+  dedicated: { minProducts: 50000, replicas: 0, productsPerShard: 100000, maxShards: 2 },
+};
+const policy = parsePolicy({ ...basePolicy, observe: { windowS: 60, minQueries: 10 }, hot: { share: 0.3, objectiveMs: { default: 10, g2: 40 } } });
+
+describe('counter window', () => {
+  it('gives increases over the window, keeping a baseline at its start', () => {
+    const w = new CounterWindow(30000);
+    w.add(0, new Map([['a', 10]]));
+    assert.equal(w.spanS, 0);
+    assert.deepEqual([...w.increases()], []);
+    w.add(10000, new Map([['a', 20]]));
+    w.add(20000, new Map([['a', 40]]));
+    w.add(40000, new Map([['a', 100], ['b', 5]]));
+    // the baseline is the newest sample at or before 40 s - 30 s = 10 s
+    assert.equal(w.spanS, 30);
+    assert.deepEqual(Object.fromEntries(w.increases()), { a: 80, b: 5 });
+  });
+
+  it('reads a decrease as a reset (a relocated shard copy starts from 0), never negative', () => {
+    const w = new CounterWindow(60000);
+    w.add(0, new Map([['a', 500]]));
+    w.add(10000, new Map([['a', 30]]));
+    assert.equal(w.increases().get('a'), 30);
+  });
+});
+
+describe('counters from Elasticsearch answers', () => {
+  it('reads index totals and tenant stats groups, query plus fetch time', () => {
+    const stats = {
+      indices: {
+        'tl-products-g1-0001': {
+          total: {
+            search: { query_total: 100, query_time_in_millis: 400, fetch_time_in_millis: 100, groups: { 'tenant-a': { query_total: 60, query_time_in_millis: 300, fetch_time_in_millis: 50 }, other: { query_total: 1 } } },
+            indexing: { index_total: 7 },
+          },
+        },
+      },
+    };
+    const c = indexCounters(stats);
+    assert.deepEqual(Object.fromEntries(c), { 'Q|tl-products-g1-0001': 100, 'T|tl-products-g1-0001': 500, 'W|tl-products-g1-0001': 7, 'q|tl-products-g1-0001|a': 60, 't|tl-products-g1-0001|a': 350 });
+  });
+
+  it('reads search rejections as counters and queue and CPU as gauges', () => {
+    const counters = new Map();
+    const gauges = nodeReadings({ nodes: { x: { name: 'es-data-1', thread_pool: { search: { queue: 3, active: 1, rejected: 9 } }, process: { cpu: { percent: 55 } } } } }, counters);
+    assert.equal(counters.get('R|es-data-1'), 9);
+    assert.deepEqual(gauges.get('es-data-1'), { queue: 3, active: 1, cpu_percent: 55 });
+  });
+});
+
+/** A two-group world: g1 = es-1, es-2 holding index i1; g2 = es-3, es-4 holding i2. */
+function world({ tenants, spanS = 60, g1Latency = 30, g2Latency = 5 }) {
+  const increases = new Map();
+  const serving = new Map();
+  const totals = { i1: { q: 0, ms: 0 }, i2: { q: 0, ms: 0 } };
+  for (const [id, { index, queries, ms }] of Object.entries(tenants)) {
+    serving.set(id, { index, group: index === 'i1' ? 'g1' : 'g2' });
+    increases.set(`q|${index}|${id}`, queries);
+    increases.set(`t|${index}|${id}`, ms);
+    totals[index].q += queries;
+    totals[index].ms += ms;
+  }
+  // the groups' latency is what the test says, whatever the tenants' times add up to
+  for (const [index, lat] of [['i1', g1Latency], ['i2', g2Latency]]) {
+    increases.set(`Q|${index}`, totals[index].q);
+    increases.set(`T|${index}`, totals[index].q * lat);
+  }
+  increases.set('R|es-1', 12);
+  return observedCost({
+    increases,
+    spanS,
+    serving,
+    indexGroup: new Map([['i1', 'g1'], ['i2', 'g2']]),
+    groups: [{ name: 'g1', nodes: ['es-1', 'es-2'] }, { name: 'g2', nodes: ['es-3', 'es-4'] }],
+    gauges: new Map([['es-1', { queue: 4, active: 1, cpu_percent: 90 }], ['es-2', { queue: 0, active: 0, cpu_percent: 70 }]]),
+    recentWrites: new Map([['a', 120]]),
+    observe: policy.observe,
+    objectiveOf: (g) => objectiveOf(policy, g),
+  });
+}
+
+describe('observed cost', () => {
+  const cost = world({ tenants: { a: { index: 'i1', queries: 600, ms: 15000 }, b: { index: 'i1', queries: 60, ms: 1200 }, c: { index: 'i2', queries: 60, ms: 300 } } });
+
+  it('gives each tenant its search rate, search time, shares and write rate', () => {
+    const a = cost.tenants.get('a');
+    assert.equal(a.search_rate, 10); // 600 / 60 s
+    assert.equal(a.search_ms_per_s, 250); // 15000 / 60 s
+    // g1's total time is its 660 queries x 30 ms = 19800 ms
+    assert.equal(a.share_of_group, Math.round((15000 / 19800) * 1000) / 1000);
+    assert.equal(a.share_of_index, a.share_of_group);
+    assert.equal(a.write_rate, 2); // 120 products updated in a 60 s window
+  });
+
+  it('gives each group its latency against its objective, queue, rejections and CPU', () => {
+    const g1 = cost.groups.get('g1');
+    assert.equal(g1.latency_ms, 30);
+    assert.equal(g1.objective_ms, 10);
+    assert.equal(g1.meets_objective, false);
+    assert.equal(g1.queue, 4);
+    assert.equal(g1.rejected_per_s, 0.2);
+    assert.equal(g1.cpu_percent, 80);
+    assert.equal(g1.tenants, 2);
+    assert.equal(cost.groups.get('g2').objective_ms, 40);
+    assert.equal(cost.groups.get('g2').meets_objective, true);
+  });
+});
+
+describe('hot-tenant detection', () => {
+  it('flags the tenant with a large share of a group that misses its objective, with the evidence', () => {
+    const cost = world({ tenants: { a: { index: 'i1', queries: 600, ms: 15000 }, b: { index: 'i1', queries: 60, ms: 1200 }, c: { index: 'i2', queries: 60, ms: 300 } } });
+    const hot = detectHot(cost, policy.hot, { now: 'T0' });
+    assert.deepEqual(hot.map((h) => h.tenant), ['a']);
+    const h = hot[0];
+    assert.equal(h.group, 'g1');
+    assert.equal(h.group_latency_ms, 30);
+    assert.equal(h.objective_ms, 10);
+    assert.equal(h.since, 'T0');
+    // the sentence says the same numbers as the fields
+    assert.match(h.why, new RegExp(`${h.search_ms_per_s} of ${h.group_search_ms_per_s} ms/s`));
+    assert.match(h.why, /30 ms per shard query against an objective of 10 ms/);
+    assert.equal(detectHot(cost, policy.hot, { since: new Map([['a', 'T-1']]), now: 'T0' })[0].since, 'T-1');
+  });
+
+  it('flags nothing when load is spread, when the group meets its objective, or with too few searches', () => {
+    const spread = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`s${i}`, { index: 'i1', queries: 100, ms: 1000 }]));
+    assert.deepEqual(detectHot(world({ tenants: spread }), policy.hot), []);
+    const oneHot = { a: { index: 'i1', queries: 600, ms: 15000 }, b: { index: 'i1', queries: 60, ms: 1200 } };
+    assert.deepEqual(detectHot(world({ tenants: oneHot, g1Latency: 9 }), policy.hot), []);
+    assert.deepEqual(detectHot(world({ tenants: oneHot, spanS: 20 }), policy.hot), [], 'a window less than half full is not judged');
+    assert.deepEqual(detectHot(world({ tenants: { a: { index: 'i1', queries: 5, ms: 500 }, b: { index: 'i1', queries: 1, ms: 1 } } }), policy.hot), []);
+  });
+
+  it('never flags a tenant alone in its group: it has no neighbour to hurt', () => {
+    assert.deepEqual(detectHot(world({ tenants: { a: { index: 'i1', queries: 600, ms: 15000 } } }), policy.hot), []);
+  });
+});
+
+describe('the observed plan', () => {
+  const tenants = { a: { index: 'i1', queries: 600, ms: 15000 }, b: { index: 'i1', queries: 60, ms: 1200 }, c: { index: 'i2', queries: 60, ms: 300 } };
+  const cost = world({ tenants });
+  const model = {
+    groups: [{ name: 'g1', nodes: ['es-1', 'es-2'] }, { name: 'g2', nodes: ['es-3', 'es-4'] }],
+    indices: [{ name: 'i1', group: 'g1', kind: 'shared', shards: 1, replicas: 0 }, { name: 'i2', group: 'g2', kind: 'shared', shards: 1, replicas: 0 }],
+    tenants: [{ id: 'a', documents: 100, traffic: 1, index: 'i1' }, { id: 'b', documents: 100, traffic: 1, index: 'i1' }, { id: 'c', documents: 100, traffic: 1, index: 'i2' }],
+    policy,
+    prefix: 'tl-',
+  };
+
+  it('moves the hot tenant to the group with most headroom, and its reasons match its numbers', () => {
+    const hot = detectHot(cost, policy.hot);
+    const plan = planObserved({ model, cost, hot, policy });
+    assert.equal(plan.by, 'observed');
+    assert.equal(plan.moves.length, 1);
+    const m = plan.moves[0];
+    assert.deepEqual([m.tenant, m.from.group, m.to.group, m.to.index], ['a', 'g1', 'g2', 'i2']);
+    const g1 = cost.groups.get('g1');
+    const g2 = cost.groups.get('g2');
+    const a = cost.tenants.get('a');
+    const perNode = (x) => Math.round((x / 2) * 10) / 10;
+    const e1 = m.expected.find((e) => e.group === 'g1').search_ms_per_s_per_node;
+    const e2 = m.expected.find((e) => e.group === 'g2').search_ms_per_s_per_node;
+    assert.deepEqual(e1, { before: perNode(g1.search_ms_per_s), after: perNode(g1.search_ms_per_s - a.search_ms_per_s) });
+    assert.deepEqual(e2, { before: perNode(g2.search_ms_per_s), after: perNode(g2.search_ms_per_s + a.search_ms_per_s) });
+    assert.ok(m.why.includes(`expected after the move: g1 ${e1.after}, g2 ${e2.after} ms/s per node`), m.why);
+    assert.ok(m.why.includes(`${e2.before} ms/s of search per node against g1's ${e1.before}`), m.why);
+    assert.deepEqual(m.evidence, hot[0]);
+    assert.equal(headroomTarget(cost, 'c'), null, "g1 is busier than c's own group: nothing to gain");
+  });
+
+  it('without hot tenants balances by measured search time instead of declared weights', () => {
+    const quiet = world({ tenants, g1Latency: 5 });
+    assert.deepEqual(detectHot(quiet, policy.hot), []);
+    const m2 = observedModel(model, quiet);
+    // measured search time, scaled to the declared total (3)
+    const sum = m2.tenants.reduce((s, t) => s + t.traffic, 0);
+    assert.ok(Math.abs(sum - 3) < 1e-9);
+    assert.ok(m2.tenants.find((t) => t.id === 'a').traffic > m2.tenants.find((t) => t.id === 'b').traffic);
+    const plan = planObserved({ model, cost: quiet, hot: [], policy });
+    assert.equal(plan.by, 'observed');
+    for (const m of plan.moves) assert.match(m.why, /balance by observed search time/);
+  });
+
+  it('is enough once the window is half full and holds the minimum of searches', () => {
+    assert.equal(observedEnough(cost, policy.observe), true);
+    assert.equal(observedEnough(world({ tenants, spanS: 10 }), policy.observe), false);
+  });
+});
+
+describe('auto-isolation guards', () => {
+  const cost = world({ tenants: { a: { index: 'i1', queries: 600, ms: 15000 }, b: { index: 'i1', queries: 60, ms: 1200 }, c: { index: 'i2', queries: 60, ms: 300 } } });
+  const hot = detectHot(cost, policy.hot);
+  const model = {
+    groups: [{ name: 'g1', nodes: ['es-1', 'es-2'] }, { name: 'g2', nodes: ['es-3', 'es-4'] }],
+    indices: [{ name: 'i1', group: 'g1', kind: 'shared', shards: 1, replicas: 0 }, { name: 'i2', group: 'g2', kind: 'shared', shards: 1, replicas: 0 }],
+    tenants: [{ id: 'a', documents: 100, traffic: 1, index: 'i1' }, { id: 'b', documents: 100, traffic: 1, index: 'i1' }, { id: 'c', documents: 100, traffic: 1, index: 'i2' }],
+    policy,
+    prefix: 'tl-',
+  };
+  const on = parsePolicy({ ...basePolicy, hot: policy.hot, observe: policy.observe, auto: { enabled: true, coolDownS: 600 } });
+  const store = (jobs = []) => ({
+    tenants: new Map(['a', 'b', 'c'].map((id) => [id, { id, state: 'active' }])),
+    jobs: new Map(jobs.map((j) => [j.id, j])),
+  });
+  const snap = (health = { status: 'green', missing: [] }) => ({ cost, hot, health });
+  const now = Date.parse('2026-01-01T01:00:00Z');
+
+  it('is off by default', () => {
+    assert.ok(autoDecision({ snapshot: snap(), store: store(), model, policy, now }).idle);
+  });
+
+  it('moves the hot tenant when every guard passes', () => {
+    const d = autoDecision({ snapshot: snap(), store: store(), model, policy: on, now });
+    assert.equal(d.move.tenant, 'a');
+    assert.equal(d.move.to.group, 'g2');
+  });
+
+  it('does not move while a node is missing or the cluster is not green', () => {
+    assert.match(autoDecision({ snapshot: snap({ status: 'green', missing: ['es-2'] }), store: store(), model, policy: on, now }).blocked, /missing: es-2/);
+    assert.match(autoDecision({ snapshot: snap({ status: 'yellow', missing: [] }), store: store(), model, policy: on, now }).blocked, /yellow/);
+  });
+
+  it('does one move at a time', () => {
+    const running = { id: 'move-1', type: 'move', state: 'running', tenant: 'x', trigger: 'api', created_at: '2026-01-01T00:59:00Z' };
+    assert.match(autoDecision({ snapshot: snap(), store: store([running]), model, policy: on, now }).blocked, /in progress/);
+  });
+
+  it('holds the cool-down after an automatic move, then moves again', () => {
+    const done = { id: 'move-2', type: 'move', state: 'succeeded', tenant: 'c', trigger: 'auto', created_at: '2026-01-01T00:50:00Z', finished_at: '2026-01-01T00:55:00Z' };
+    assert.match(autoDecision({ snapshot: snap(), store: store([done]), model, policy: on, now }).blocked, /cool-down/);
+    assert.ok(autoDecision({ snapshot: snap(), store: store([done]), model, policy: on, now: now + 600000 }).move);
+    // a move asked for through the API does not start the cool-down
+    assert.ok(autoDecision({ snapshot: snap(), store: store([{ ...done, trigger: 'api' }]), model, policy: on, now }).move);
+  });
+
+  it('never moves the same tenant twice within the cool-down', () => {
+    const a = { id: 'move-3', type: 'move', state: 'failed', tenant: 'a', trigger: 'auto', created_at: '2026-01-01T00:55:00Z', finished_at: null };
+    const zero = parsePolicy({ ...basePolicy, hot: policy.hot, observe: policy.observe, auto: { enabled: true, coolDownS: 600 } });
+    // a failed automatic move without an end time: the tenant's own cool-down still holds
+    assert.match(autoDecision({ snapshot: snap(), store: store([a]), model, policy: zero, now }).blocked, /cool-down|moved automatically/);
+  });
+});
+
+describe('policy values for observation', () => {
+  it('rejects negative or zero thresholds and objectives, each with one line', () => {
+    assert.throws(() => parsePolicy({ ...basePolicy, hot: { share: -0.1 } }), /hot\/share must be > 0/);
+    assert.throws(() => parsePolicy({ ...basePolicy, hot: { share: 1.5 } }), /hot\/share must be <= 1/);
+    assert.throws(() => parsePolicy({ ...basePolicy, hot: { objectiveMs: { g1: -5 } } }), /objectiveMs\/g1 must be > 0/);
+    assert.throws(() => parsePolicy({ ...basePolicy, auto: { coolDownS: -1 } }), /coolDownS must be >= 0/);
+    assert.throws(() => parsePolicy({ ...basePolicy, observe: { windowS: 1 } }), /windowS must be >= 10/);
+  });
+
+  it('defaults: auto-isolation off, a default objective, a 60 s window', () => {
+    const p = parsePolicy(basePolicy);
+    assert.equal(p.auto.enabled, false);
+    assert.equal(objectiveOf(p, 'g7'), 20);
+    assert.equal(p.observe.windowS, 60);
+  });
+
+  it('rejects an objective for a group the lab does not have, naming it', () => {
+    const p = parsePolicy({ ...basePolicy, hot: { objectiveMs: { g9: 5 } } });
+    assert.throws(() => checkPolicyGroups(p, ['g1', 'g2'], 'policy.json'), { message: 'policy.json: hot.objectiveMs names group g9, which the lab does not have (groups: g1, g2; or "default")' });
+    checkPolicyGroups(parsePolicy({ ...basePolicy, hot: { objectiveMs: { g2: 5, default: 9 } } }), ['g1', 'g2']);
+  });
+
+  it('the allocator refuses to start with such a policy (config load, before anything else)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'alloc-'));
+    const file = join(dir, 'policy.json');
+    const lab = JSON.parse(readFileSync(new URL('../../policy.json', import.meta.url), 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...lab, hot: { objectiveMs: { gx: 5 } } }));
+    assert.throws(() => loadConfig({ ...process.env, ALLOCATOR_POLICY_FILE: file }), /hot.objectiveMs names group gx/);
+  });
+});
