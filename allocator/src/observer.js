@@ -166,7 +166,7 @@ export class Observer {
       metrics.tenantSearchShare.set({ ...labels, of: 'group' }, t.share_of_group);
       metrics.tenantWriteRate.set(labels, t.write_rate);
     }
-    for (const h of hot) metrics.tenantHot.set({ tenant: h.tenant, index_group: h.group, index: h.index }, 1);
+    for (const h of hot) metrics.tenantHot.set({ tenant: h.tenant, index: h.index, index_group: h.group }, 1);
     for (const m of [metrics.groupLatency, metrics.groupObjective, metrics.groupSearchTime, metrics.groupQueue, metrics.groupRejected, metrics.groupCpu]) m.reset();
     for (const g of cost.groups.values()) {
       const labels = { index_group: g.group };

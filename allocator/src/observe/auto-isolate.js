@@ -18,8 +18,9 @@ export function autoDecision({ snapshot, store, model, policy, now = Date.now() 
   const { auto } = policy;
   if (!auto.enabled) return { idle: 'off (policy auto.enabled is false)' };
   if (!snapshot.hot.length) return { idle: 'no hot tenant' };
-  if (snapshot.health.status !== 'green') return { blocked: `cluster is ${snapshot.health.status ?? 'unknown'}, not green` };
+  // a missing node first: it is the cause the user needs to hear of (the cluster is yellow because of it)
   if (snapshot.health.missing.length) return { blocked: `data node${snapshot.health.missing.length > 1 ? 's' : ''} missing: ${snapshot.health.missing.join(', ')}` };
+  if (snapshot.health.status !== 'green') return { blocked: `cluster is ${snapshot.health.status ?? 'unknown'}, not green` };
   const jobs = [...store.jobs.values()].filter((j) => j.type === 'move');
   const active = jobs.find((j) => j.state === 'queued' || j.state === 'running');
   if (active) return { blocked: `a move is in progress (${active.id}, tenant ${active.tenant})` };

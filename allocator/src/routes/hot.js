@@ -13,5 +13,5 @@ export default async function hotRoutes(app) {
       },
       response: { 200: { type: 'object', additionalProperties: true }, ...errors(400, 503) },
     },
-  }, (req) => app.views.hot({ fresh: ['true', '1'].includes(req.query.fresh), auto: app.autoIsolator.view() }));
+  }, (req) => app.views.hot({ fresh: ['true', '1'].includes(req.query.fresh), auto: () => app.autoIsolator.view() }));
 }

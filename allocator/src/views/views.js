@@ -113,9 +113,10 @@ export class Views {
 
   /**
    * GET /hot: the flagged tenants with their evidence, every group's health over the window,
-   * and what auto-isolation is doing. `fresh` observes first (make hot asks for that).
+   * and what auto-isolation is doing (`auto()`, read after the observation it considered).
+   * `fresh` observes first (make hot asks for that).
    */
-  async hot({ fresh = false, auto } = {}) {
+  async hot({ fresh = false, auto = () => null } = {}) {
     if (fresh) await this.observer.observe();
     const { snapshot } = this.observer;
     const { cost } = snapshot;
@@ -127,7 +128,7 @@ export class Views {
       groups: [...cost.groups.values()].map(({ queries, ...g }) => ({ ...g, shard_queries: queries })),
       hot: snapshot.hot,
       top: [...cost.tenants.values()].sort((a, b) => b.search_ms_per_s - a.search_ms_per_s || (a.tenant < b.tenant ? -1 : 1)).slice(0, 10),
-      auto,
+      auto: auto(),
     };
   }
 

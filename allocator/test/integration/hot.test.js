@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { loadLabEnv, labRoot } from '@tenantlab/contract/lab-env-file';
 import { aliasFor, statsGroupFor } from '@tenantlab/contract/naming';
 import { topology } from '@tenantlab/contract/topology';
@@ -25,20 +25,24 @@ async function search(tenant, n, concurrency = 4) {
   let left = n;
   const worker = async () => {
     while (left-- > 0) {
-      await es.search({ index: aliasFor(tenant), stats: [statsGroupFor(tenant)], size: 10, query: { match: { description: 'fine product' } }, aggs: { b: { terms: { field: 'brand_name' } } } });
+      await es.search({ index: aliasFor(tenant), stats: [statsGroupFor(tenant)], size: 10, query: { match: { description: 'fine product' } }, aggs: { b: { terms: { field: 'brand_name.raw' } } } });
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
-/** Searches of `tenant` in the background until stop() resolves. */
+/** Searches of `tenant` in the background until stop() resolves; every load started is stopped by stopLoads(). */
+const loads = new Set();
 function keepSearching(tenant) {
   let running = true;
   const loop = (async () => {
     while (running) await search(tenant, 8, 2).catch(() => sleep(200));
   })();
-  return { stop: async () => ((running = false), await loop) };
+  const load = { stop: async () => ((running = false), loads.delete(load), await loop) };
+  loads.add(load);
+  return load;
 }
+const stopLoads = () => Promise.all([...loads].map((l) => l.stop()));
 
 async function setUp(a, prefix) {
   const ids = { hot: `${prefix}hot`, n1: `${prefix}n1`, n2: `${prefix}n2`, n3: `${prefix}n3`, other: `${prefix}other` };
@@ -135,15 +139,16 @@ describe('auto-isolation on the real cluster', { skip: !g2 && 'the lab needs two
   const lab = (...args) => execFileSync(join(labRoot, 'scripts', 'lab'), args, { stdio: 'pipe', timeout: 240000 });
   let a;
   let ids;
-  let load;
   before(async () => {
     if (!(await clusterUp())) throw new Error('Elasticsearch is not reachable; start the lab (make up) first');
     a = await AllocatorProcess.start({ prefix, policyFile: policy({ enabled: true, coolDownS: 600 }), env: { ALLOCATOR_STATS_INTERVAL_MS: '1000' } });
     ids = await setUp(a, prefix);
     await windowFilled(a);
   });
+  // a test that fails half-way leaves no search running into the next
+  afterEach(stopLoads);
   after(async () => {
-    await load?.stop();
+    await stopLoads();
     await a?.kill();
     // the node comes back whatever happened above
     try {
@@ -160,7 +165,7 @@ describe('auto-isolation on the real cluster', { skip: !g2 && 'the lab needs two
       if ((await a.request('GET', '/hot?fresh=true')).body.cluster.missing.includes(victim)) break;
       await sleep(500);
     }
-    load = keepSearching(ids.hot);
+    const load = keepSearching(ids.hot);
     let h;
     for (let i = 0; i < 30; i++) {
       h = (await a.request('GET', '/hot?fresh=true')).body;
@@ -198,7 +203,7 @@ describe('auto-isolation on the real cluster', { skip: !g2 && 'the lab needs two
   });
 
   it('holds the cool-down: the same tenant hot again in its new group is not moved again', async () => {
-    load = keepSearching(ids.hot);
+    const load = keepSearching(ids.hot);
     let h;
     for (let i = 0; i < 40; i++) {
       h = (await a.request('GET', '/hot?fresh=true')).body;
