@@ -1,15 +1,17 @@
 // Periodically looks at the cluster for /metrics, GET /groups, GET /tenants and GET /hot:
 // node groups, documents per index and tenant, what each tenant's searches cost and how each
 // group is doing over a sliding window (observe/), and which tenants are hot. Five requests
-// per interval however many tenants there are: node attributes, one aggregation (documents and
-// recent writes per index and tenant), one _stats (search with stats groups, indexing), one
-// _nodes/stats (search pool, CPU) and the cluster's health. After each observation the
+// per interval however many tenants there are, plus one probe search per group: node
+// attributes, one aggregation (documents and recent writes per index and tenant), one _stats
+// (search with stats groups, indexing), one _nodes/stats (search pool, CPU), the cluster's
+// health. After each observation the
 // listeners (auto-isolation) see it.
 import { discoverGroups } from './es/cluster.js';
 import { groupLoad, servingIndex } from './placement/model.js';
 import { observedCost } from './observe/cost.js';
 import { indexCounters, nodeReadings, NODE_STATS_REQUEST } from './observe/counters.js';
 import { detectHot } from './observe/hot.js';
+import { probeGroups, ProbeWindow } from './observe/probe.js';
 import { CounterWindow } from './observe/window.js';
 import { objectiveOf } from './policy.js';
 import { productsPattern, STATS_GROUP_PATTERN } from '@tenantlab/contract/naming';
@@ -21,6 +23,7 @@ export class Observer {
     Object.assign(this, { client, config, store, metrics, log });
     const { observe } = config.policy;
     this.window = new CounterWindow(observe.windowS * 1000);
+    this.probes = new ProbeWindow(observe.windowS * 1000);
     this.hotSince = new Map();
     this.knownNodes = new Set();
     this.listeners = [];
@@ -69,7 +72,10 @@ export class Observer {
     const { observe } = config.policy;
     const pattern = productsPattern(config.prefix);
     const lenient = { allow_no_indices: true, ignore_unavailable: true };
-    const [groups, docs, stats, nodeStats, health] = await Promise.all([
+    // one probe search per group, on the first of its indices (by name)
+    const probeTargets = new Map();
+    for (const ix of [...store.indices.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) if (!probeTargets.has(ix.group)) probeTargets.set(ix.group, ix.name);
+    const [groups, docs, stats, nodeStats, health, probed] = await Promise.all([
       discoverGroups(client, config.groupAttr),
       client.search({
         index: pattern,
@@ -85,6 +91,7 @@ export class Observer {
       client.indices.stats({ index: pattern, metric: 'search,indexing', groups: STATS_GROUP_PATTERN, ...lenient }),
       client.nodes.stats(NODE_STATS_REQUEST),
       client.cluster.health({ timeout: '2s' }),
+      probeGroups(client, probeTargets),
     ]);
     const indexDocs = new Map();
     const tenantDocs = new Map();
@@ -103,6 +110,7 @@ export class Observer {
     const counters = indexCounters(stats);
     const gauges = nodeReadings(nodeStats, counters);
     this.window.add(now, counters);
+    this.probes.add(now, probed);
     const serving = new Map();
     for (const t of store.tenants.values()) {
       const index = servingIndex(t, store);
@@ -119,6 +127,7 @@ export class Observer {
       recentWrites,
       observe,
       objectiveOf: (g) => objectiveOf(config.policy, g),
+      probes: this.probes.means(),
     });
     const at = new Date(now).toISOString();
     const hot = detectHot(cost, config.policy.hot, { since: this.hotSince, now: at });
@@ -167,10 +176,11 @@ export class Observer {
       metrics.tenantWriteRate.set(labels, t.write_rate);
     }
     for (const h of hot) metrics.tenantHot.set({ tenant: h.tenant, index: h.index, index_group: h.group }, 1);
-    for (const m of [metrics.groupLatency, metrics.groupObjective, metrics.groupSearchTime, metrics.groupQueue, metrics.groupRejected, metrics.groupCpu]) m.reset();
+    for (const m of [metrics.groupLatency, metrics.groupProbe, metrics.groupObjective, metrics.groupSearchTime, metrics.groupQueue, metrics.groupRejected, metrics.groupCpu]) m.reset();
     for (const g of cost.groups.values()) {
       const labels = { index_group: g.group };
       if (g.latency_ms !== null) metrics.groupLatency.set(labels, g.latency_ms);
+      if (g.probe_ms !== null) metrics.groupProbe.set(labels, g.probe_ms);
       metrics.groupObjective.set(labels, g.objective_ms);
       metrics.groupSearchTime.set(labels, g.search_ms_per_s);
       metrics.groupQueue.set(labels, g.queue);

@@ -69,10 +69,10 @@ export const policySchema = {
         share: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.3, description: "a tenant's share of its group's search time from which it is hot" },
         objectiveMs: {
           type: 'object',
-          description: 'latency objective per group (ms per shard query), "default" for the others',
+          description: 'latency objective per group: ms of a probe search there (queueing included), "default" for the others',
           propertyNames: { pattern: '^[a-z0-9_-]+$' },
           additionalProperties: { type: 'number', exclusiveMinimum: 0 },
-          default: { default: 20 },
+          default: { default: 100 },
         },
         dedicated: { type: 'boolean', default: false, description: 'isolate a hot tenant in a dedicated index (else a shared one) of the target group' },
       },
@@ -111,7 +111,7 @@ export function parsePolicy(raw, source = 'policy') {
     const why = validate.errors.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
     throw new Error(`${source}: invalid policy: ${why}`);
   }
-  if (policy.hot.objectiveMs.default === undefined) policy.hot.objectiveMs.default = 20;
+  if (policy.hot.objectiveMs.default === undefined) policy.hot.objectiveMs.default = 100;
   return Object.freeze(policy);
 }
 

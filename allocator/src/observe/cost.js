@@ -15,9 +15,11 @@ const round = (x, d = 3) => (x === null || !Number.isFinite(x) ? null : Math.rou
  * index -> group of every managed index;
  * groups: [{ name, nodes }]; gauges: Map node -> { queue, active, cpu_percent };
  * recentWrites: Map tenant -> products whose updated_at is inside the window;
- * observe: policy.observe ({ windowS, minQueries }); objectives: group -> ms.
+ * observe: policy.observe ({ windowS, minQueries }); objectiveOf(group) -> ms; probes: Map group
+ * -> mean probe search ms over the window (probe.js). A group's objective is judged on its probe
+ * when it has one, else on its shard-level latency.
  */
-export function observedCost({ increases, spanS, serving, indexGroup, groups, gauges = new Map(), recentWrites = new Map(), observe, objectiveOf }) {
+export function observedCost({ increases, spanS, serving, indexGroup, groups, gauges = new Map(), recentWrites = new Map(), observe, objectiveOf, probes = new Map() }) {
   const per = spanS > 0 ? 1 / spanS : 0;
 
   // tenant -> index -> { queries, ms }
@@ -43,6 +45,7 @@ export function observedCost({ increases, spanS, serving, indexGroup, groups, ga
 
   const groupCost = new Map();
   const groupMs = new Map();
+  const groupQueries = new Map();
   for (const g of groups) {
     let queries = 0;
     let ms = 0;
@@ -57,8 +60,11 @@ export function observedCost({ increases, spanS, serving, indexGroup, groups, ga
     const cpus = readings.map((r) => r.cpu_percent).filter((x) => x !== null);
     const rejected = g.nodes.reduce((s, n) => s + (increases.get(`R|${n}`) ?? 0), 0);
     groupMs.set(g.name, ms);
+    groupQueries.set(g.name, queries);
     const latency = queries > 0 ? ms / queries : null;
     const objective = objectiveOf(g.name);
+    const probe = probes.get(g.name) ?? null;
+    const judged = probe ?? latency;
     groupCost.set(g.name, {
       group: g.name,
       nodes: g.nodes.length,
@@ -68,8 +74,9 @@ export function observedCost({ increases, spanS, serving, indexGroup, groups, ga
       search_ms_per_s_per_node: round((ms * per) / Math.max(1, g.nodes.length), 1),
       write_rate: round(writes * per, 1),
       latency_ms: round(latency),
+      probe_ms: probe,
       objective_ms: objective,
-      meets_objective: latency === null ? null : latency <= objective,
+      meets_objective: judged === null ? null : judged <= objective,
       queue: readings.reduce((s, r) => s + r.queue, 0),
       rejected_per_s: round(rejected * per, 2),
       cpu_percent: cpus.length ? round(cpus.reduce((a, b) => a + b, 0) / cpus.length, 1) : null,
@@ -84,11 +91,19 @@ export function observedCost({ increases, spanS, serving, indexGroup, groups, ga
     let queries = 0;
     let ms = 0;
     let msInGroup = 0;
+    let queriesInGroup = 0;
     for (const [index, c] of cells) {
       queries += c.queries;
       ms += c.ms;
-      if (indexGroup.get(index) === where.group) msInGroup += c.ms;
+      if (indexGroup.get(index) === where.group) {
+        msInGroup += c.ms;
+        queriesInGroup += c.queries;
+      }
     }
+    // what the rest of the group sees: its latency without this tenant's own searches (a
+    // crawler's cheap queries would otherwise pull the group's average down while it hurts)
+    const othersQueries = (groupQueries.get(where.group) ?? 0) - queriesInGroup;
+    const othersMs = (groupMs.get(where.group) ?? 0) - msInGroup;
     const indexMs = indexTotals.get(where.index)?.ms ?? 0;
     const inGroup = groupMs.get(where.group) ?? 0;
     tenantCost.set(id, {
@@ -99,6 +114,7 @@ export function observedCost({ increases, spanS, serving, indexGroup, groups, ga
       search_ms_per_s: round(ms * per, 1),
       share_of_index: indexMs > 0 ? round((cells.get(where.index)?.ms ?? 0) / indexMs) : 0,
       share_of_group: inGroup > 0 ? round(Math.min(1, msInGroup / inGroup)) : 0,
+      neighbours_latency_ms: othersQueries > 0 ? round(Math.max(0, othersMs) / othersQueries) : null,
       write_rate: round((recentWrites.get(id) ?? 0) / observe.windowS, 2),
     });
   }

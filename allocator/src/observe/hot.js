@@ -1,7 +1,10 @@
 // Hot-tenant detection: a tenant is hot when its share of its group's search time is at least
 // the policy's `hot.share` while the group misses its latency objective, over a window with
-// enough searches to judge (policy.observe). A tenant alone in its group has no neighbour to
-// hurt and is never flagged. Pure; `since` (when each tenant was first seen hot, continuously)
+// enough searches to judge (policy.observe). The objective is judged on the group's probe
+// searches (probe.js: what a search there takes, queueing included); without a probe, on the
+// shard-level latency of the group's other searches (the tenant's own left out: a crawler's
+// many cheap queries pull the group's average down while they slow everyone else). A tenant
+// alone in its group has no neighbour to hurt and is never flagged. Pure; `since` (when each tenant was first seen hot, continuously)
 // is kept by the caller and passed back in.
 
 /**
@@ -12,8 +15,10 @@ export function detectHot(cost, hot, { since = new Map(), now = new Date().toISO
   const flagged = [];
   for (const t of cost.tenants.values()) {
     const g = cost.groups.get(t.group);
-    if (!g || !g.enough || g.meets_objective !== false || g.tenants < 2) continue;
+    if (!g || !g.enough || g.tenants < 2) continue;
     if (t.share_of_group < hot.share) continue;
+    const judged = g.probe_ms ?? t.neighbours_latency_ms;
+    if (judged === null || judged === undefined || judged <= g.objective_ms) continue;
     flagged.push({
       tenant: t.tenant,
       group: t.group,
@@ -24,10 +29,12 @@ export function detectHot(cost, hot, { since = new Map(), now = new Date().toISO
       search_rate: t.search_rate,
       group_search_ms_per_s: g.search_ms_per_s,
       group_latency_ms: g.latency_ms,
+      neighbours_latency_ms: t.neighbours_latency_ms,
+      probe_ms: g.probe_ms ?? null,
       objective_ms: g.objective_ms,
       window_s: cost.window_s,
       since: since.get(t.tenant) ?? now,
-      why: `${t.tenant} uses ${pct(t.share_of_group)} of ${t.group}'s search time (${t.search_ms_per_s} of ${g.search_ms_per_s} ms/s, threshold ${pct(hot.share)}) while ${t.group} answers in ${g.latency_ms} ms per shard query against an objective of ${g.objective_ms} ms (last ${cost.span_s} s)`,
+      why: `${t.tenant} uses ${pct(t.share_of_group)} of ${t.group}'s search time (${t.search_ms_per_s} of ${g.search_ms_per_s} ms/s, threshold ${pct(hot.share)}) while ${g.probe_ms !== null && g.probe_ms !== undefined ? `a probe search on ${t.group} takes ${g.probe_ms} ms` : `the rest of ${t.group} answers in ${t.neighbours_latency_ms} ms per shard query`} against an objective of ${g.objective_ms} ms (last ${cost.span_s} s; the rest of ${t.group}'s searches: ${t.neighbours_latency_ms ?? '-'} ms per shard query)`,
     });
   }
   return flagged.sort((a, b) => b.share_of_group - a.share_of_group || (a.tenant < b.tenant ? -1 : 1));

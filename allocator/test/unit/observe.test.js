@@ -137,8 +137,42 @@ describe('hot-tenant detection', () => {
     assert.equal(h.since, 'T0');
     // the sentence says the same numbers as the fields
     assert.match(h.why, new RegExp(`${h.search_ms_per_s} of ${h.group_search_ms_per_s} ms/s`));
-    assert.match(h.why, /30 ms per shard query against an objective of 10 ms/);
+    // the rest of g1: (19800 - 15000) ms over 60 shard queries = 80 ms, over the objective;
+    // the group's own average (30 ms) includes a's searches
+    assert.equal(h.neighbours_latency_ms, 80);
+    assert.match(h.why, /the rest of g1 answers in 80 ms per shard query against an objective of 10 ms/);
     assert.equal(detectHot(cost, policy.hot, { since: new Map([['a', 'T-1']]), now: 'T0' })[0].since, 'T-1');
+  });
+
+  it("judges the neighbours' latency, not the group's average that the tenant's own cheap searches pull down", () => {
+    // a crawler: 2000 cheap shard queries (1 ms) beside neighbours at 40 ms: the group's average
+    // is under the objective (10 ms), the neighbours' is not
+    const increases = new Map([['q|i1|bot', 2000], ['t|i1|bot', 2000], ['q|i1|n', 100], ['t|i1|n', 4000], ['Q|i1', 2100], ['T|i1', 6000]]);
+    const cost = observedCost({
+      increases, spanS: 60, serving: new Map([['bot', { index: 'i1', group: 'g1' }], ['n', { index: 'i1', group: 'g1' }]]), indexGroup: new Map([['i1', 'g1']]),
+      groups: [{ name: 'g1', nodes: ['es-1'] }], observe: policy.observe, objectiveOf: (g) => objectiveOf(policy, g),
+    });
+    assert.equal(cost.groups.get('g1').meets_objective, true);
+    assert.equal(cost.tenants.get('bot').neighbours_latency_ms, 40);
+    assert.deepEqual(detectHot(cost, policy.hot).map((h) => h.tenant), ['bot']);
+  });
+
+  it("judges the objective on the group's probe searches when there are some", () => {
+    const tenants = { a: { index: 'i1', queries: 600, ms: 15000 }, b: { index: 'i1', queries: 60, ms: 1200 } };
+    const probed = (ms) => observedCost({
+      increases: new Map([['q|i1|a', 600], ['t|i1|a', 600], ['q|i1|b', 60], ['t|i1|b', 60], ['Q|i1', 660], ['T|i1', 660]]),
+      spanS: 60, serving: new Map([['a', { index: 'i1', group: 'g1' }], ['b', { index: 'i1', group: 'g1' }]]), indexGroup: new Map([['i1', 'g1']]),
+      groups: [{ name: 'g1', nodes: ['es-1'] }], observe: policy.observe, objectiveOf: (g) => objectiveOf(policy, g), probes: new Map([['g1', ms]]),
+    });
+    assert.ok(tenants);
+    // shard-level 1 ms everywhere, far under the objective (10 ms), but a probe takes 35 ms
+    const slow = probed(35);
+    assert.equal(slow.groups.get('g1').meets_objective, false);
+    const [h] = detectHot(slow, policy.hot);
+    assert.equal(h.tenant, 'a');
+    assert.equal(h.probe_ms, 35);
+    assert.match(h.why, /a probe search on g1 takes 35 ms against an objective of 10 ms/);
+    assert.deepEqual(detectHot(probed(8), policy.hot), []);
   });
 
   it('flags nothing when load is spread, when the group meets its objective, or with too few searches', () => {
@@ -272,7 +306,7 @@ describe('policy values for observation', () => {
   it('defaults: auto-isolation off, a default objective, a 60 s window', () => {
     const p = parsePolicy(basePolicy);
     assert.equal(p.auto.enabled, false);
-    assert.equal(objectiveOf(p, 'g7'), 20);
+    assert.equal(objectiveOf(p, 'g7'), 100);
     assert.equal(p.observe.windowS, 60);
   });
 

@@ -66,8 +66,12 @@ export default () => dashboard({
   ),
   ...line(
     timeseries('Group latency against its objective',
-      [q('max by (index_group) (tenantlab_group_search_latency_ms{index_group=~"$group"})', '{{index_group}}'), q('max by (index_group) (tenantlab_group_search_latency_objective_ms{index_group=~"$group"})', '{{index_group}} objective')], {
-        description: 'Average shard-level query + fetch time of the group over the window, and the policy objective (hot.objectiveMs).',
+      [
+        q('max by (index_group) (tenantlab_group_probe_latency_ms{index_group=~"$group"})', '{{index_group}} probe'),
+        q('max by (index_group) (tenantlab_group_search_latency_objective_ms{index_group=~"$group"})', '{{index_group}} objective'),
+        q('max by (index_group) (tenantlab_group_search_latency_ms{index_group=~"$group"})', '{{index_group}} shard query'),
+      ], {
+        description: "The allocator's probe search on each group (mean over its window, queueing included), the objective it is judged against (policy hot.objectiveMs), and the shard-level query + fetch time.",
         unit: units.Milliseconds,
       }),
     timeseries('Search queue and rejections by group',

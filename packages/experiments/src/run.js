@@ -234,6 +234,9 @@ export async function runExperiment(opts) {
       const n = await placeStores(alloc.api, { tenants: vt, groups, target });
       n.target = target;
       loopGroups.set(v.name, groups.slice(0, 2));
+      // as createLayout does for its own indices: no replica and no refresh while loading (the
+      // store-stats cache stays the default: it is not a dynamic setting, so the layout's median
+      // shard size may lag by its 10 s)
       await client.indices.putSettings({ index: n.indices.join(','), settings: { 'index.number_of_replicas': 0, 'index.refresh_interval': '-1' } });
       const attrs = await client.cat.nodeattrs({ format: 'json', h: 'node,attr,value' });
       const env = { ...process.env, ...(lab ? labEnvOf(labOf.get(v.name)) : {}) };
@@ -305,15 +308,15 @@ export async function runExperiment(opts) {
         if (watch) {
           const w = await watch.stop();
           watch = null;
-          const burstFromMs = out.t0 + variant.burst.from * plan.workload.measure_s * 1000;
-          const loopFigures = isolationFigures({ points: out.points, t0: out.t0, burstFromMs, endMs: out.t0 + plan.workload.measure_s * 1000, watch: w, settleMs: variant.isolate.settle_s * 1000 });
+          const burstFromMs = out.t0 + out.burstWindow.from_s * 1000;
+          const loopFigures = isolationFigures({ points: out.points, t0: out.t0, burstFromMs, endMs: out.t0 + plan.workload.measure_s * 1000, watch: w, settleMs: variant.isolate.settle_s * 1000, auto: variant.isolate.auto });
           Object.assign(rep.figures, loopFigures);
           rep.isolation = isolationRecord(w, out.t0, loop.target);
           tell?.end(loopFigures);
         }
         rep.timeline = out.timeline;
         if (Object.keys(out.timelineBySet).length) rep.timeline_by_set = out.timelineBySet;
-        if (out.burstTenant) rep.burst = { tenant: out.burstTenant, from_s: byName.get(vname).burst.from * plan.workload.measure_s, to_s: byName.get(vname).burst.to * plan.workload.measure_s };
+        if (out.burstTenant) rep.burst = { tenant: out.burstTenant, ...out.burstWindow };
         rep.complete = out.crossTenantHits === 0;
         if (!rep.complete) rep.incomplete_reason = `${out.crossTenantHits} cross-tenant hits`;
         const f = rep.figures;

@@ -177,11 +177,15 @@ test('closed loop: neighbours before, during until the move ended, after it; the
   assert.equal(f.others.after_ratio, 1);
   assert.deepEqual(f.isolation, { flag_s: 8, move_start_s: 10, move_s: 5, recovered_s: 15, moved: true });
   // nothing moved (auto-isolation off): during = the burst's first two thirds, after = the last third
-  const still = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch: { flagged_at: t0 + 28000, move: null }, settleMs: 5000 });
+  const still = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch: { flagged_at: t0 + 28000, move: null }, settleMs: 5000, auto: false });
   assert.equal(still.isolation.moved, false);
   assert.equal(still.isolation.move_s, null);
   assert.equal(still.neighbours.after_p95_ms, 11); // this synthetic tenant recovered by itself
-  const never = isolationFigures({ points: points.map(([t, v, s]) => [t, s === 'odd' && t >= t0 + 20000 ? 50 : v, s]), t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch: null, settleMs: 5000 });
+  // auto-isolation on and nothing moved: no "after the move" at all
+  const unmoved = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch: { flagged_at: null, move: null }, settleMs: 5000 });
+  assert.equal(unmoved.neighbours.after_p95_ms, null);
+  assert.equal(unmoved.neighbours.after_ratio, null);
+  const never = isolationFigures({ points: points.map(([t, v, s]) => [t, s === 'odd' && t >= t0 + 20000 ? 50 : v, s]), t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch: null, settleMs: 5000, auto: false });
   assert.equal(never.isolation.recovered_s, null);
   assert.equal(never.neighbours.after_ratio, 5);
 });

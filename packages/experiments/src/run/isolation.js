@@ -91,7 +91,8 @@ export function watchIsolation(api, { target, intervalMs = 1000, onTick }) {
       const [hot, jobs] = await Promise.all([api.call('GET', '/hot'), api.call('GET', '/jobs')]);
       const now = Date.now();
       const flagged = hot.hot.find((h) => h.tenant === target);
-      if (flagged && !state.flagged_at) Object.assign(state, { flagged_at: now, evidence: flagged });
+      // when the allocator first saw it hot (its observation), not when this poll came by
+      if (flagged && !state.flagged_at) Object.assign(state, { flagged_at: Date.parse(flagged.since) || now, evidence: flagged });
       const job = jobs.jobs
         .filter((j) => j.type === 'move' && j.tenant === target && Date.parse(j.created_at) >= state.started_at)
         .sort((a, b) => (a.created_at < b.created_at ? -1 : 1))[0];
@@ -148,18 +149,21 @@ const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100
 /**
  * The loop's figures from k6's points ([epoch ms, duration ms, store set]) and the watcher:
  *   neighbours = the burst store's group (odd set, the store itself excluded), others = even;
- *   before = measure start .. burst start; during = burst start .. the move's end (no move: the
- *   burst's first two thirds); after = the move's end + settle .. the window's end (no move: the
- *   last third). recovered_s: the first second from the burst's start from which five
+ *   before = measure start .. burst start; during = burst start .. the move's end; after = the
+ *   move's end + settle .. the window's end. Without auto-isolation (`auto` false: the baseline)
+ *   during is the burst's first two thirds and after its last third; with it and no move, after
+ *   is null. recovered_s: the first second from the burst's start from which five
  *   consecutive 5-second windows of the neighbours have a p95 within `tolerance` of before.
  */
-export function isolationFigures({ points, t0, burstFromMs, endMs, watch, settleMs, tolerance = 0.15 }) {
+export function isolationFigures({ points, t0, burstFromMs, endMs, watch, settleMs, auto = true, tolerance = 0.15 }) {
   const moveEnd = watch?.move?.state === 'succeeded' ? watch.move.finished_at : null;
   const noMoveSplit = burstFromMs + ((endMs - burstFromMs) * 2) / 3;
+  // with auto-isolation on and no move, there is no "after the move": those figures stay null
+  // rather than stand in for a move that did not happen
   const spans = {
     before: [t0, burstFromMs],
-    during: [burstFromMs, moveEnd ?? noMoveSplit],
-    after: [moveEnd !== null ? moveEnd + settleMs : noMoveSplit, endMs],
+    during: [burstFromMs, moveEnd ?? (auto ? endMs : noMoveSplit)],
+    after: moveEnd !== null ? [moveEnd + settleMs, endMs] : auto ? [endMs, endMs] : [noMoveSplit, endMs],
   };
   const of = (set, [a, b]) => points.filter((p) => p[2] === set && p[0] >= a && p[0] < b).map((p) => p[1]);
   const side = (set) => {

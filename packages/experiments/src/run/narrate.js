@@ -48,6 +48,7 @@ function follower(file) {
 }
 
 export function narrator({ log, samplesFile, target, groups, burst, measureS, everyMs = 3000 }) {
+  const burstS = Math.round(burst.from * measureS); // as workload.js rounds it for k6
   const f = follower(samplesFile);
   let t0 = null;
   let lastLine = 0;
@@ -57,12 +58,12 @@ export function narrator({ log, samplesFile, target, groups, burst, measureS, ev
     told.add(key);
     log(line);
   };
-  const burstAt = () => t0 + burst.from * measureS * 1000;
+  const burstAt = () => t0 + burstS * 1000;
   const sec = (ms) => `${Math.round((ms - t0) / 1000)}s`;
   return {
     start() {
       t0 = Date.now();
-      log(`  [demo] steady storefront traffic on ${groups.join(' and ')}; in ${Math.round(burst.from * measureS)} s a search bot starts crawling ${target} (on ${groups[0]}) at ${burst.rate} pages/s`);
+      log(`  [demo] steady storefront traffic on ${groups.join(' and ')}; in ${burstS} s a search bot starts crawling ${target} (on ${groups[0]}) at ${burst.rate} pages/s`);
     },
     tick: (state, hot) => {
       if (t0 === null) return;
@@ -77,9 +78,11 @@ export function narrator({ log, samplesFile, target, groups, burst, measureS, ev
       const recent = (set) => p95(f.points.filter((p) => p[2] === set && p[0] >= now - 5000).map((p) => p[1]));
       const before = p95(f.points.filter((p) => p[2] === 'odd' && p[0] < burstAt()).map((p) => p[1]));
       const g = (name) => hot.groups.find((x) => x.group === name);
-      const es = groups.map((name) => `${name} ${g(name)?.latency_ms ?? '-'} ms/query${g(name)?.meets_objective === false ? ' (over objective)' : ''}`).join(', ');
-      const flagged = hot.hot.length ? `HOT ${hot.hot.map((h) => `${h.tenant} ${Math.round(h.share_of_group * 100)}% of ${h.group}`).join(', ')}` : 'nothing hot';
-      log(`  [demo] +${sec(now)}  ${groups[0]} neighbours p95 ${recent('odd') ?? '-'} ms (before the bot ${before ?? '-'}) | ${groups[1]} stores ${recent('even') ?? '-'} ms | ES ${es} | ${flagged}${state.move && state.move.state !== 'succeeded' ? ` | moving (${state.move.state})` : ''}`);
+      const es = groups.map((name) => `${name} ${g(name)?.probe_ms ?? '-'} ms${g(name)?.meets_objective === false ? ' (over its objective)' : ''}`).join(', ');
+      const t = hot.top.find((x) => x.tenant === target);
+      const share = t ? ` | ${target} ${Math.round(t.share_of_group * 100)}% of ${t.group}'s search time, objective ${g(t.group)?.objective_ms} ms` : '';
+      const flagged = hot.hot.length ? ` | HOT ${hot.hot.map((h) => h.tenant).join(', ')}` : '';
+      log(`  [demo] +${sec(now)}  ${groups[0]} neighbours p95 ${recent('odd') ?? '-'} ms (before the bot ${before ?? '-'}) | ${groups[1]} stores ${recent('even') ?? '-'} ms | probe searches ${es}${share}${flagged}${state.move && state.move.state !== 'succeeded' ? ` | moving (${state.move.state})` : ''}`);
     },
     end(figures) {
       const n = figures.neighbours;

@@ -40,10 +40,12 @@ export async function runK6({ k6, script, esUrl, workload, tenants, dir, runId, 
     // the crawler on the biggest odd store (on g1 when the odd stores' index is there)
     // (a closed-loop variant names its store: set 'target')
     const target = tenants.find((t) => t.set === 'target') ?? tenants.filter((t) => t.set === 'odd').sort((a, b) => b.documents - a.documents)[0] ?? tenants[0];
+    // whole seconds: the k6 scripts take durations like 12s (lib/config.js)
+    const at = Math.round(burst.from * workload.measure_s);
     Object.assign(env, {
       BOT_TENANT: target.id, BOT_RATE: String(burst.rate),
-      BURST_AT: `${Math.round(burst.from * workload.measure_s * 10) / 10}s`,
-      BURST_FOR: `${Math.round((burst.to - burst.from) * workload.measure_s * 10) / 10}s`,
+      BURST_AT: `${at}s`,
+      BURST_FOR: `${Math.max(1, Math.round(burst.to * workload.measure_s) - at)}s`,
     });
   }
   // the plan's durations in seconds (spec.js resolveSpec), beside their k6 form
@@ -90,6 +92,8 @@ export async function runK6({ k6, script, esUrl, workload, tenants, dir, runId, 
     points: timelines.points,
     t0: timelines.t0,
     burstTenant: env.BOT_TENANT ?? null,
+    // where the burst really lay, in seconds of the measured window (the spec's fractions, rounded)
+    burstWindow: env.BOT_TENANT ? { from_s: parseInt(env.BURST_AT, 10), to_s: parseInt(env.BURST_AT, 10) + parseInt(env.BURST_FOR, 10) } : null,
     k6CpuSeconds,
     measureWallMs: measureMs,
     crossTenantHits: summary.metrics.cross_tenant_hits?.values?.count ?? 0,
