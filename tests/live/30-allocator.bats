@@ -93,6 +93,57 @@ teardown_file() {
   assert_equal "$(cut -d' ' -f1-2 "$progress" | sort | uniq -d)" ""
 }
 
+@test "make hot: each group against its objective, the hot tenants, auto-isolation; make tenants shows observed cost" {
+  run make -s -C "$REPO" hot
+  assert_success
+  assert_output --regexp "groups over the last [0-9.]+ s \(window [0-9]+ s\), cluster (green|yellow)"
+  for g in $(groups); do assert_line --regexp "^$g +[0-9]+ +[0-9]+ "; done
+  assert_output --partial "auto-isolation: off"
+  assert_output --regexp "no hot tenant|HOT "
+  run make -s -C "$REPO" tenants
+  assert_success
+  assert_line --regexp '^id +group +index .* search/s +search_ms/s +share_of_group +writes/s +hot$'
+  run api GET "/tenants/$SMOKE_TENANT"
+  assert_success
+  assert_equal "$(jq -r '.cost | has("search_rate") and has("search_ms_per_s") and has("share_of_group") and has("share_of_index") and has("write_rate")' <<<"${output#* }")" true
+}
+
+@test "make watch off a terminal prints one plain line per refresh and stops when asked" {
+  run timeout 30 "$REPO/allocator/bin/tenantlab-allocator" --url "$ALLOCATOR" watch --every 1 --for 3.5
+  assert_success
+  [[ "$output" != *$'\e'* ]] || fail "escape sequences off a terminal: $(cat -A <<<"$output")"
+  assert [ "${#lines[@]}" -ge 3 ]
+  assert [ "${#lines[@]}" -le 5 ]
+  assert_line --regexp "^[0-9]{2}:[0-9]{2}:[0-9]{2} g1 [0-9.]+/s probe "
+  run "$REPO/allocator/bin/tenantlab-allocator" --url "$ALLOCATOR" watch --every 0
+  assert_failure 2
+  assert_output "tenantlab-allocator: --every must be 0.5 to 60 seconds, got '0'"
+}
+
+@test "make plan BY=observed|static says what it weighed; a bad BY is one line" {
+  run make -s -C "$REPO" plan BY=static
+  assert_success
+  assert_line --index 0 --regexp "^plan by declared traffic weights"
+  run make -s -C "$REPO" plan BY=observed
+  assert_success
+  assert_line --index 0 --regexp "^plan by observed search cost \(last [0-9.]+ s\)"
+  run make -s -C "$REPO" plan BY=sideways
+  assert_failure
+  assert_output --partial "--by must be observed or static, got 'sideways'"
+}
+
+@test "a policy naming a group the lab does not have stops the allocator at start, in one line" {
+  local policy="$BATS_TEST_TMPDIR/policy.json"
+  jq '.hot.objectiveMs = {"default": 100, "g9": 50}' "$REPO/allocator/policy.json" >"$policy"
+  run timeout 30 env ALLOCATOR_POLICY_FILE="$policy" ALLOCATOR_PORT=0 node "$REPO/allocator/src/main.js"
+  assert_failure 2
+  assert_output "tenantlab-allocator: $policy: hot.objectiveMs names group g9, which the lab does not have (groups: $(groups | paste -sd, | sed 's/,/, /g'); or \"default\")"
+  jq '.hot.share = -0.2' "$REPO/allocator/policy.json" >"$policy"
+  run timeout 30 env ALLOCATOR_POLICY_FILE="$policy" ALLOCATOR_PORT=0 node "$REPO/allocator/src/main.js"
+  assert_failure 2
+  assert_output "tenantlab-allocator: $policy: invalid policy: /hot/share must be > 0"
+}
+
 @test "DELETE /tenants removes the alias and the documents" {
   run api DELETE "/tenants/$SMOKE_TENANT"
   assert_output --regexp '^200 '
