@@ -148,7 +148,7 @@ bench-shape: ## What node sizes cost: make up -> green, idle RSS and CPU, SHAPE=
 bench-seed: ## Seeder docs/s against a naive loader, the client's bulk helper and a plain-HTTP ceiling (same run), and its CPU share (needs `make up`)
 	@scripts/install/npm-deps.sh seed-data && cd seed-data && node bench/seed.js
 
-bench-allocator: ## Placement plan for 100k tenants, API p99 at 200 req/s, move docs/s (needs `make up`)
+bench-allocator: ## Placement plan for 100k tenants, API p99 at 200 req/s, move docs/s, the observer's cost with 1,000 tenants (needs `make up`)
 	@scripts/install/npm-deps.sh allocator && cd allocator && node bench/run.js
 
 bench-load: ## Highest storefront RATE with p95 under the threshold, and k6's CPU share there (needs `make up`)

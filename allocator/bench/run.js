@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `make bench-allocator`: prints the allocator's figures. The placement benchmark is pure;
 // the API and move benchmarks need the lab's cluster and clean up after themselves.
-// BENCH_ONLY=placement|api|move runs one; BENCH_DOCS sets the move size.
+// BENCH_ONLY=placement|api|move|observe runs one; BENCH_DOCS sets the move size.
 import { benchApi } from './api.js';
 import { benchMove } from './move.js';
+import { benchObserve } from './observe.js';
 import { benchPlacement } from './placement.js';
 import { cleanup, clusterUp, labConfig, testPolicyFile, uniquePrefix } from '../test/integration/harness.js';
 
@@ -15,7 +16,7 @@ if (!only || only === 'placement') {
   results.placement = benchPlacement();
   console.log(`placement: ${results.placement.tenants} tenants planned in ${results.placement.placement_ms} ms (target < 1000 ms); rebalance plan ${results.placement.rebalance_plan_ms} ms`);
 }
-if (!only || only === 'api' || only === 'move') {
+if (!only || only === 'api' || only === 'move' || only === 'observe') {
   if (!(await clusterUp())) {
     console.log(`api, move: skipped: Elasticsearch not reachable at ${labConfig.esUrl}`);
     failed = Boolean(only);
@@ -31,6 +32,11 @@ if (!only || only === 'api' || only === 'move') {
         results.move = await benchMove({ prefix: `${prefix}m-`, policyFile, documents: Number(process.env.BENCH_DOCS ?? 20000) });
         const m = results.move;
         console.log(`move: ${m.documents} docs: copy ${m.copy_docs_per_s} docs/s, whole move ${m.move_total_s} s (${m.move_docs_per_s} docs/s); seeding through the alias ${m.seed_docs_per_s} docs/s`);
+      }
+      if (!only || only === 'observe') {
+        results.observe = await benchObserve({ prefix: `${prefix}o-`, seconds: Number(process.env.BENCH_SECONDS ?? 30) });
+        const o = results.observe;
+        console.log(`observe: 5 requests per observation + one probe search per group; 1,000 tenants: ${o.large.cpu_ms_per_observation} ms CPU per observation (${o.large.cpu_percent_of_a_core}% of a core at 1/s), one observation ${o.large.observation_ms_median} ms (max ${o.large.observation_ms_max}); 10 tenants: ${o.baseline.cpu_ms_per_observation} ms, ${o.baseline.observation_ms_median} ms; ratio ${o.ratio.cpu}x CPU, ${o.ratio.observation_ms}x time`);
       }
     } catch (err) {
       console.error(`bench failed: ${err.message}`);

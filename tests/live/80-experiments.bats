@@ -188,7 +188,7 @@ quick_own_lab() {
   grep -q 'burst-timeline.svg' "$dir/report.md" || fail "report.md has no timeline chart"
   # its stores, indices, template and allocators are gone: the lab is as it was
   assert_equal "$(lab_state)" "$before"
-  assert_equal "$(es GET '/_index_template/exp-*' | jq '.index_templates | length')" 0
+  assert_equal "$(es GET '/_cat/templates/exp-*?h=name' | wc -l)" 0
   assert_equal "$(pgrep -fc 'allocator/src/main.js' || true)" "$allocators"
 }
 

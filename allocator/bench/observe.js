@@ -1,0 +1,62 @@
+// The observer's own cost (issue: "its Elasticsearch calls per interval, and its CPU, with 1,000
+// tenants"): two real allocators on the lab's cluster, one holding 1,000 tenants, the baseline 10,
+// each tenant with one document and searched once with its stats group (so _stats carries a
+// group per tenant); both observe every second for the measured span. Reported: the allocator
+// process's CPU (from /proc) per observation, and the time of one observation (GET /hot?fresh=true),
+// as figures and as the ratio to the baseline measured in the same run.
+import { readFileSync } from 'node:fs';
+import { aliasFor, statsGroupFor } from '@tenantlab/contract/naming';
+import { AllocatorProcess, cleanup, es, sleep, testPolicyFile } from '../test/integration/harness.js';
+
+const cpuSeconds = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
+
+async function pool(items, n, fn) {
+  let i = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (i < items.length) await fn(items[i++]);
+  }));
+}
+
+async function measureOne({ prefix, tenants, seconds }) {
+  const a = await AllocatorProcess.start({ prefix, policyFile: testPolicyFile(), env: { ALLOCATOR_STATS_INTERVAL_MS: '1000' } });
+  try {
+    const ids = Array.from({ length: tenants }, (_, i) => `${prefix}t${i}`);
+    await pool(ids, 8, async (id) => {
+      const r = await a.request('POST', '/tenants', { id, name: id, expected_products: 10 });
+      if (r.status !== 201) throw new Error(`POST /tenants ${id}: ${r.status} ${JSON.stringify(r.body)}`);
+    });
+    for (let i = 0; i < ids.length; i += 500) {
+      const ops = ids.slice(i, i + 500).flatMap((id) => [{ index: { _index: aliasFor(id), _id: `${id}:1` } }, { store_id: id, product_id: '1', name: 'one', updated_at: Date.now() }]);
+      await es.bulk({ operations: ops, refresh: true });
+    }
+    await pool(ids, 8, (id) => es.search({ index: aliasFor(id), stats: [statsGroupFor(id)], size: 1 }));
+    await sleep(3000);
+    const pid = a.proc.pid;
+    const cpu0 = cpuSeconds(pid);
+    const t0 = Date.now();
+    await sleep(seconds * 1000);
+    const cpu = cpuSeconds(pid) - cpu0;
+    const wall = (Date.now() - t0) / 1000;
+    const times = [];
+    for (let i = 0; i < 10; i++) {
+      const s = performance.now();
+      await a.request('GET', '/hot?fresh=true');
+      times.push(performance.now() - s);
+    }
+    times.sort((x, y) => x - y);
+    return { tenants, cpu_percent_of_a_core: Math.round((cpu / wall) * 1000) / 10, cpu_ms_per_observation: Math.round((cpu / wall) * 1000), observation_ms_median: Math.round(times[5]), observation_ms_max: Math.round(times[9]) };
+  } finally {
+    await a.stop();
+    await cleanup(prefix);
+  }
+}
+
+export async function benchObserve({ prefix, seconds = 30 }) {
+  const baseline = await measureOne({ prefix: `${prefix}b-`, tenants: 10, seconds });
+  const large = await measureOne({ prefix: `${prefix}k-`, tenants: 1000, seconds });
+  const ratio = (k) => (baseline[k] ? Math.round((large[k] / baseline[k]) * 100) / 100 : null);
+  return { baseline, large, ratio: { cpu: ratio('cpu_ms_per_observation'), observation_ms: ratio('observation_ms_median') } };
+}
