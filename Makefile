@@ -126,8 +126,8 @@ experiment: ## Run NAME= [QUICK=1] [REPEAT=N] [LAB=own|running]: repeated, inter
 demo: ## The noisy neighbour, live on the running lab (~5 min; QUICK=1 ~2 min): a bot floods one store, the allocator flags and moves it; report at the end
 	@scripts/experiment demo
 
-watch: ## Live terminal view: groups side by side (search rate, latency vs objective, queue, CPU), hottest tenants, moves; q quits
-	@$(ALLOC) watch
+watch: ## Live terminal view: groups side by side (search rate, latency vs objective, queue, CPU), hottest tenants, moves; q quits [URL= another allocator, e.g. the demo's]
+	@$(ALLOC) $(if $(URL),--url $(URL)) watch
 
 experiment-compare: ## A=<name>/<run-id> B=<name>/<run-id>: two runs side by side, with deltas
 	@scripts/experiment compare

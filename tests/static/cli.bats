@@ -103,3 +103,18 @@ setup() {
   assert_output --partial "RUNTIME=compose but no Docker engine"
   [[ ! -e "$LAB_DIR/runtime" ]]
 }
+
+@test "make watch on a terminal redraws in place and quits on q, cursor restored; bad flags are one line" {
+  command -v script >/dev/null || skip "script(1) (bsdutils) is not installed"
+  # a terminal (script's pseudo-terminal), an allocator that does not answer: the view says so
+  # on every refresh; q quits with exit 0
+  run bash -c "(sleep 2.5; printf q) | timeout 20 script -qfec 'node \"$REPO/allocator/bin/tenantlab-allocator\" --url http://127.0.0.1:1 watch --every 1' /dev/null"
+  assert_success
+  assert_output --partial $'\e[H\e[2J'
+  assert_output --partial "allocator not reachable at http://127.0.0.1:1"
+  assert_output --partial "(q quits)"
+  [[ "$output" == *$'\e[?25h'* ]] || fail "the cursor was not shown again: $(cat -A <<<"$output")"
+  run node "$REPO/allocator/bin/tenantlab-allocator" --url http://127.0.0.1:1 watch --for 0
+  assert_failure 2
+  assert_output "tenantlab-allocator: --for must be a number of seconds above 0, got '0'"
+}

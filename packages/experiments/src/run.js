@@ -246,7 +246,7 @@ export async function runExperiment(opts) {
         const urls = urlsOf(t.group);
         t.es_url = t.set === 'target' || !urls.length ? esUrl : urls[i % urls.length];
       });
-      log(`  ${v.name}: ${n.tenants.length} stores placed by the allocator at ${alloc.url} in ${n.indices.length} indices; burst store ${target} (${v.burst.store ?? 'biggest'} odd store) on ${groups[0]}`);
+      log(`  ${v.name}: ${n.tenants.length} stores placed by the allocator at ${alloc.url} in ${n.indices.length} indices; burst store ${target} (${v.burst.store ?? 'biggest'} odd store) on ${groups[0]}${narrate ? `; watch it live: make watch URL=${alloc.url}` : ''}`);
       return n;
     };
     // the variants measured on the lab now up: those sharing the current variant's lab
