@@ -29,7 +29,7 @@ describe('API', () => {
     const oa = await a.request('GET', '/openapi.json');
     assert.equal(oa.status, 200);
     assert.match(oa.body.openapi, /^3\./);
-    for (const p of ['/healthz', '/readyz', '/metrics', '/groups', '/tenants', '/tenants/{id}', '/tenants/{id}/move', '/jobs/{id}', '/plan/rebalance', '/rebalance']) {
+    for (const p of ['/healthz', '/readyz', '/metrics', '/groups', '/tenants', '/tenants/{id}', '/tenants/{id}/move', '/jobs/{id}', '/plan/rebalance', '/rebalance', '/hot']) {
       assert.ok(oa.body.paths[p], `openapi lacks ${p}`);
     }
     assert.ok(oa.body.paths['/tenants'].post.requestBody, 'POST /tenants documents its body');
