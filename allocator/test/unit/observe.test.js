@@ -189,16 +189,19 @@ describe('hot-tenant detection', () => {
   });
 });
 
+/** The placement model of world(): a, b in shared index i1 on g1, c in i2 on g2. */
+const placementWorld = () => ({
+  groups: [{ name: 'g1', nodes: ['es-1', 'es-2'] }, { name: 'g2', nodes: ['es-3', 'es-4'] }],
+  indices: [{ name: 'i1', group: 'g1', kind: 'shared', shards: 1, replicas: 0 }, { name: 'i2', group: 'g2', kind: 'shared', shards: 1, replicas: 0 }],
+  tenants: ['a', 'b', 'c'].map((id) => ({ id, documents: 100, traffic: 1, index: id === 'c' ? 'i2' : 'i1' })),
+  policy,
+  prefix: 'tl-',
+});
+
 describe('the observed plan', () => {
   const tenants = { a: { index: 'i1', queries: 600, ms: 15000 }, b: { index: 'i1', queries: 60, ms: 1200 }, c: { index: 'i2', queries: 60, ms: 300 } };
   const cost = world({ tenants });
-  const model = {
-    groups: [{ name: 'g1', nodes: ['es-1', 'es-2'] }, { name: 'g2', nodes: ['es-3', 'es-4'] }],
-    indices: [{ name: 'i1', group: 'g1', kind: 'shared', shards: 1, replicas: 0 }, { name: 'i2', group: 'g2', kind: 'shared', shards: 1, replicas: 0 }],
-    tenants: [{ id: 'a', documents: 100, traffic: 1, index: 'i1' }, { id: 'b', documents: 100, traffic: 1, index: 'i1' }, { id: 'c', documents: 100, traffic: 1, index: 'i2' }],
-    policy,
-    prefix: 'tl-',
-  };
+  const model = placementWorld();
 
   it('moves the hot tenant to the group with most headroom, and its reasons match its numbers', () => {
     const hot = detectHot(cost, policy.hot);
@@ -243,13 +246,7 @@ describe('the observed plan', () => {
 describe('auto-isolation guards', () => {
   const cost = world({ tenants: { a: { index: 'i1', queries: 600, ms: 15000 }, b: { index: 'i1', queries: 60, ms: 1200 }, c: { index: 'i2', queries: 60, ms: 300 } } });
   const hot = detectHot(cost, policy.hot);
-  const model = {
-    groups: [{ name: 'g1', nodes: ['es-1', 'es-2'] }, { name: 'g2', nodes: ['es-3', 'es-4'] }],
-    indices: [{ name: 'i1', group: 'g1', kind: 'shared', shards: 1, replicas: 0 }, { name: 'i2', group: 'g2', kind: 'shared', shards: 1, replicas: 0 }],
-    tenants: [{ id: 'a', documents: 100, traffic: 1, index: 'i1' }, { id: 'b', documents: 100, traffic: 1, index: 'i1' }, { id: 'c', documents: 100, traffic: 1, index: 'i2' }],
-    policy,
-    prefix: 'tl-',
-  };
+  const model = placementWorld();
   const on = parsePolicy({ ...basePolicy, hot: policy.hot, observe: policy.observe, auto: { enabled: true, coolDownS: 600 } });
   const store = (jobs = []) => ({
     tenants: new Map(['a', 'b', 'c'].map((id) => [id, { id, state: 'active' }])),
