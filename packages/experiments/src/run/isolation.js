@@ -103,7 +103,7 @@ export function watchIsolation(api, { target, intervalMs = 1000, onTick }) {
           finished_at: job.finished_at ? Date.parse(job.finished_at) : null, documents_copied: job.documents_copied,
         };
       }
-      state.samples.push({ at: now, groups: hot.groups.map((g) => ({ group: g.group, latency_ms: g.latency_ms, objective_ms: g.objective_ms, search_rate: g.search_rate, queue: g.queue, cpu_percent: g.cpu_percent })), hot: hot.hot.map((h) => h.tenant) });
+      state.samples.push({ at: now, groups: hot.groups.map((g) => ({ group: g.group, probe_ms: g.probe_ms ?? null, latency_ms: g.latency_ms, objective_ms: g.objective_ms, search_rate: g.search_rate, queue: g.queue, cpu_percent: g.cpu_percent })), hot: hot.hot.map((h) => h.tenant) });
       onTick?.(state, hot);
     } catch {
       // a missed poll is a gap in the samples, not a failed repetition
