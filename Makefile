@@ -123,7 +123,7 @@ experiments: ## List the experiments: name, hypothesis, source, expected directi
 experiment: ## Run NAME= [QUICK=1] [REPEAT=N] [LAB=own|running]: repeated, interleaved runs; table, verdict, report
 	@scripts/experiment run
 
-demo: ## The noisy neighbour, live on the running lab (~5 min; QUICK=1 ~2 min): a bot floods one store, the allocator flags and moves it; report at the end
+demo: ## The noisy neighbour, live on the running lab (~5 min; QUICK=1 under 2 min): a bot floods one store, the allocator flags and moves it; report at the end
 	@scripts/experiment demo
 
 watch: ## Live terminal view: groups side by side (search rate, latency vs objective, queue, CPU), hottest tenants, moves; q quits [URL= another allocator, e.g. the demo's]
