@@ -9,7 +9,7 @@
 import { discoverGroups } from './es/cluster.js';
 import { groupLoad, servingIndex } from './placement/model.js';
 import { observedCost } from './observe/cost.js';
-import { indexCounters, nodeReadings, NODE_STATS_REQUEST } from './observe/counters.js';
+import { indexCounters, nodeReadings, NODE_STATS_REQUEST, STATS_GROUPS } from './observe/counters.js';
 import { detectHot } from './observe/hot.js';
 import { probeGroups, ProbeWindow } from './observe/probe.js';
 import { CounterWindow } from './observe/window.js';
@@ -88,7 +88,7 @@ export class Observer {
           },
         },
       }),
-      client.indices.stats({ index: pattern, metric: 'search,indexing', groups: STATS_GROUP_PATTERN, ...lenient }),
+      client.indices.stats({ index: pattern, metric: 'search,indexing', groups: STATS_GROUPS(STATS_GROUP_PATTERN), ...lenient }),
       client.nodes.stats(NODE_STATS_REQUEST),
       client.cluster.health({ timeout: '2s' }),
       probeGroups(client, probeTargets),

@@ -4,19 +4,25 @@
 // Counter keys (one flat map per observation, see window.js):
 //   q|<index>|<tenant>  searches tagged with the tenant's stats group (shard-level query_total)
 //   t|<index>|<tenant>  their time: query + fetch milliseconds
-//   Q|<index>, T|<index> the same for every search on the index (tagged or not)
+//   Q|<index>, T|<index> the same for every search on the index (tagged or not), the
+//                       allocator's own probe searches (probe.js) left out
 //   W|<index>           documents indexed (indexing.index_total, primaries and replicas)
 //   R|<node>            searches the node's search thread pool rejected
 import { tenantOfStatsGroup } from '@tenantlab/contract/naming';
+import { PROBE_STATS_GROUP } from './probe.js';
 
 const ms = (s) => (s?.query_time_in_millis ?? 0) + (s?.fetch_time_in_millis ?? 0);
+
+/** The stats groups the observer asks `_stats` for: every tenant's and the probe's. */
+export const STATS_GROUPS = (tenantPattern) => `${tenantPattern},${PROBE_STATS_GROUP}`;
 
 /** Counters from `_stats/search,indexing?groups=<pattern>` (its `indices` part). */
 export function indexCounters(stats, into = new Map()) {
   for (const [index, ix] of Object.entries(stats.indices ?? {})) {
     const search = ix.total?.search;
-    into.set(`Q|${index}`, search?.query_total ?? 0);
-    into.set(`T|${index}`, ms(search));
+    const probe = search?.groups?.[PROBE_STATS_GROUP];
+    into.set(`Q|${index}`, (search?.query_total ?? 0) - (probe?.query_total ?? 0));
+    into.set(`T|${index}`, ms(search) - ms(probe));
     into.set(`W|${index}`, ix.total?.indexing?.index_total ?? 0);
     for (const [group, s] of Object.entries(search?.groups ?? {})) {
       const tenant = tenantOfStatsGroup(group);

@@ -44,12 +44,12 @@ describe('counter window', () => {
 });
 
 describe('counters from Elasticsearch answers', () => {
-  it('reads index totals and tenant stats groups, query plus fetch time', () => {
+  it("reads index totals (the allocator's probe searches left out) and tenant stats groups, query plus fetch time", () => {
     const stats = {
       indices: {
         'tl-products-g1-0001': {
           total: {
-            search: { query_total: 100, query_time_in_millis: 400, fetch_time_in_millis: 100, groups: { 'tenant-a': { query_total: 60, query_time_in_millis: 300, fetch_time_in_millis: 50 }, other: { query_total: 1 } } },
+            search: { query_total: 110, query_time_in_millis: 420, fetch_time_in_millis: 110, groups: { 'tenant-a': { query_total: 60, query_time_in_millis: 300, fetch_time_in_millis: 50 }, other: { query_total: 1 }, 'tenantlab-probe': { query_total: 10, query_time_in_millis: 20, fetch_time_in_millis: 10 } } },
             indexing: { index_total: 7 },
           },
         },

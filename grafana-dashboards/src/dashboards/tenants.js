@@ -58,8 +58,8 @@ export default () => dashboard({
         description: "A tenant over the policy's share (allocator/policy.json hot.share) while its group misses its objective is flagged hot.",
         unit: units.PercentUnit,
       }),
-    table('Hot tenants', 'max by (tenant, index_group, index) (tenantlab_tenant_hot)', {
-      description: 'Flagged now by the allocator (`make hot` shows the evidence).',
+    table('Hot tenants', 'max by (tenant, index_group, index) (tenantlab_tenant_hot) or label_replace(vector(0), "tenant", "none now", "", "")', {
+      description: 'Flagged now by the allocator (`make hot` shows the evidence); "none now" (0) when no tenant is hot.',
       columns: { tenant: 'Tenant', index_group: 'Group', index: 'Index' },
       valueTitle: 'Hot',
     }),
