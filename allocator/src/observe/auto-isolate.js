@@ -2,8 +2,8 @@
 // moves the hottest tenant itself, to the group with the most headroom, under guards:
 //   - one move at a time: none while any move is queued or running;
 //   - never while the cluster is not green or a data node seen before is missing;
-//   - a cool-down (auto.coolDownS) after each automatic move, and never the same tenant twice
-//     within it. Both read the persisted jobs, so a restart does not reset them.
+//   - a cool-down (auto.coolDownS) after each automatic move, which also keeps the same tenant
+//     from moving twice within it; read from the persisted jobs, so a restart does not reset it.
 // Every automatic move records its evidence in the job (reason, evidence) and in the log, and
 // shows as a region on the dashboards (tenantlab_move_active{trigger="auto"}).
 import { hotMove } from './plan.js';
@@ -35,11 +35,6 @@ export function autoDecision({ snapshot, store, model, policy, now = Date.now() 
     const tenant = store.tenants.get(hot.tenant);
     if (!tenant || tenant.state !== 'active') {
       reasons.push(`${hot.tenant} is ${tenant?.state ?? 'gone'}`);
-      continue;
-    }
-    const recent = autos.find((j) => j.tenant === hot.tenant && now - ms(j.created_at) < coolMs);
-    if (recent) {
-      reasons.push(`${hot.tenant} was moved automatically at ${recent.created_at} (cool-down ${auto.coolDownS} s)`);
       continue;
     }
     const move = hotMove({ model, cost: snapshot.cost, hot, policy });
