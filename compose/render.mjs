@@ -111,6 +111,7 @@ x-es-env: &es-env
   cluster.routing.allocation.disk.watermark.low: \${ES_DISK_WATERMARK_LOW}
   cluster.routing.allocation.disk.watermark.high: \${ES_DISK_WATERMARK_HIGH}
   cluster.routing.allocation.disk.watermark.flood_stage: \${ES_DISK_WATERMARK_FLOOD}
+  thread_pool.write.queue_size: \${ES_WRITE_QUEUE}
 
 x-es-node: &es-node
   image: \${ES_IMAGE}:\${ES_VERSION}

@@ -38,7 +38,7 @@ export function seconds(duration) {
 }
 
 const ALLOWED_HOSTS = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]|es-master|allocator|[a-z][a-z0-9-]*)$/;
-function checkedUrl(key, dflt) {
+export function checkedUrl(key, dflt) {
   const url = String(env(key, dflt)).replace(/\/+$/, '');
   const m = /^http:\/\/([^/:]+|\[::1\])(:\d+)?$/.exec(url);
   if (!m) throw new Error(`${key}=${url}: want http://HOST:PORT`);

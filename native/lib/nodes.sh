@@ -38,6 +38,7 @@ node_settings() {
   echo "cluster.routing.allocation.disk.watermark.low=$ES_DISK_WATERMARK_LOW"
   echo "cluster.routing.allocation.disk.watermark.high=$ES_DISK_WATERMARK_HIGH"
   echo "cluster.routing.allocation.disk.watermark.flood_stage=$ES_DISK_WATERMARK_FLOOD"
+  echo "thread_pool.write.queue_size=${ES_WRITE_QUEUE:-10000}"
   # A shaped node sizes its thread pools from its share of the machine, as a small machine
   # would (shape.js: the quota, else its CPU count); the JVM alone would see every core under
   # taskset's affinity on some JDKs, and rounds a fractional quota up. SHAPE=off: none set

@@ -182,3 +182,43 @@ export async function burstTimeline(results) {
     },
   });
 }
+
+/**
+ * (e) A verdict of form linear or peak: every repetition's figure against the variant's x (data
+ * nodes, shards), the means joined; linear adds its least-squares line (slope and R² in the
+ * subtitle), peak marks the best mean.
+ */
+export async function curveOverX(results, verdict) {
+  const xOf = new Map(verdict.variants.map((name, i) => [name, verdict.x[i]]));
+  const rows = results.variants.filter((v) => xOf.has(v.name)).flatMap((v) => v.repetitions
+    .map((rep) => ({ x: xOf.get(v.name), variant: labelOf(v), value: metricValue(rep.figures, verdict.metric) }))
+    .filter((r) => r.value !== null));
+  if (!rows.length) return null;
+  const st = verdict.statistic ?? {};
+  const y = { field: 'value', type: 'quantitative', title: axisTitle(verdict.metric) };
+  const x = { field: 'x', type: 'quantitative', title: verdict.x_label ?? 'x', scale: { zero: false } };
+  const layer = [
+    { mark: { type: 'line', color: '#9ecae1', point: false }, encoding: { x, y: { ...y, aggregate: 'mean' } } },
+    { mark: { type: 'point', filled: true, color: '#08519c', size: 45 }, encoding: { x, y, tooltip: [{ field: 'variant' }, { field: 'value' }] } },
+  ];
+  let subtitle = 'dots: each repetition; line: the means';
+  if (verdict.form === 'linear' && Number.isFinite(st.slope)) {
+    const xs = verdict.x;
+    layer.push({
+      data: { values: [xs[0], xs[xs.length - 1]].map((v) => ({ x: v, fit: st.intercept + st.slope * v })) },
+      mark: { type: 'line', color: '#d94801', strokeDash: [6, 4] },
+      encoding: { x, y: { field: 'fit', type: 'quantitative' } },
+    });
+    subtitle = `dots: each repetition; blue: the means; dashed: least squares, slope ${Math.round(st.slope * 10) / 10} per unit, R² ${Math.round(st.r2 * 1000) / 1000}${st.cap_at !== null && st.cap_at !== undefined ? `; gains halve after x = ${st.cap_at}` : ''}`;
+  } else if (verdict.form === 'peak' && st.peak_x !== undefined) {
+    layer.push({ data: { values: [{ x: st.peak_x }] }, mark: { type: 'rule', color: '#d94801', strokeDash: [6, 4] }, encoding: { x: { field: 'x', type: 'quantitative' } } });
+    subtitle = `dots: each repetition; line: the means; dashed: the best mean, x = ${st.peak_x} (${st.peak_variant})`;
+  }
+  return renderSvg({
+    title: { text: `${results.experiment}: ${metricDef(verdict.metric).label} against ${verdict.x_label ?? 'x'}`, subtitle },
+    width: WIDTH,
+    height: HEIGHT,
+    data: { values: rows },
+    layer,
+  });
+}

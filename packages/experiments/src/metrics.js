@@ -24,6 +24,31 @@ export const METRICS = Object.freeze({
   search_queue_max: { label: 'ES search queue (max)', unit: 'tasks', path: ['es', 'search_queue_max'], better: LOWER },
   search_rejected: { label: 'ES search rejections', unit: 'req', path: ['es', 'search_rejected'], better: LOWER },
   gc_ms: { label: 'ES GC time', unit: 'ms', path: ['es', 'gc_ms'], better: LOWER },
+  // the write workload (scenario: ingest): a request is one bulk; the clients count its items
+  docs_per_s: { label: 'documents indexed/s', unit: 'docs/s', path: ['ingest', 'docs_per_s'], better: HIGHER },
+  bulk_ops_per_s: { label: 'bulk operations/s', unit: 'bulks/s', path: ['ingest', 'bulk_ops_per_s'], better: HIGHER },
+  docs_indexed: { label: 'documents indexed', unit: 'docs', path: ['ingest', 'docs_indexed'], better: HIGHER },
+  docs_rejected: { label: 'documents rejected (429)', unit: 'docs', path: ['ingest', 'docs_rejected'], better: LOWER },
+  docs_failed: { label: 'documents failed', unit: 'docs', path: ['ingest', 'docs_failed'], better: LOWER },
+  ingest_error_share: { label: 'ingestion errors per document sent', unit: 'ratio', path: ['ingest', 'error_share'], better: LOWER },
+  indexing_docs_per_s: { label: 'ES indexing/s (all copies)', unit: 'docs/s', path: ['es', 'indexing_docs_per_s'], better: HIGHER },
+  merges: { label: 'ES merges', unit: 'merges', path: ['es', 'merges'], better: LOWER },
+  merge_ms: { label: 'ES merge time', unit: 'ms', path: ['es', 'merge_ms'], better: LOWER },
+  refreshes: { label: 'ES refreshes', unit: 'refreshes', path: ['es', 'refreshes'], better: LOWER },
+  refresh_ms: { label: 'ES refresh time', unit: 'ms', path: ['es', 'refresh_ms'], better: LOWER },
+  segment_count: { label: 'ES segments at the end', unit: 'segments', path: ['es', 'segments'], better: LOWER },
+  write_queue_max: { label: 'ES write queue (max)', unit: 'tasks', path: ['es', 'write_queue_max'], better: LOWER },
+  write_rejected: { label: 'ES write rejections', unit: 'tasks', path: ['es', 'write_rejected'], better: LOWER },
+  indexing_pressure_rejected: { label: 'ES indexing pressure rejections', unit: 'req', path: ['es', 'indexing_pressure_rejected'], better: LOWER },
+  // many-shards: indices of one shard made one after the other by the clients (avg_ms, p95_ms: their creation)
+  indices_per_s: { label: 'indices created/s', unit: 'indices/s', path: ['many_shards', 'indices_per_s'], better: HIGHER },
+  indices_created: { label: 'indices created', unit: 'indices', path: ['many_shards', 'indices_created'], better: HIGHER },
+  create_elapsed_s: { label: 'time to create them', unit: 's', path: ['many_shards', 'elapsed_s'], better: LOWER },
+  cluster_state_bytes: { label: 'cluster state (metadata and routing, JSON)', unit: 'bytes', path: ['many_shards', 'cluster_state_bytes'], better: LOWER },
+  master_heap_max_mb: { label: "master's heap in use (max)", unit: 'MB', path: ['many_shards', 'master_heap_max_mb'], better: LOWER },
+  master_gc_ms: { label: "master's GC time", unit: 'ms', path: ['many_shards', 'master_gc_ms'], better: LOWER },
+  pending_tasks_max: { label: 'pending cluster tasks (max)', unit: 'tasks', path: ['many_shards', 'pending_tasks_max'], better: LOWER },
+  delete_s: { label: 'time to delete them', unit: 's', path: ['many_shards', 'delete_s'], better: LOWER },
 });
 
 /** What a spec's report.metrics lists when it lists nothing. */

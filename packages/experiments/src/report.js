@@ -3,13 +3,23 @@
 // rendered from one list of blocks so they cannot drift apart.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { burstTimeline, latencyByVariant, latencyOverTime, publishedVsLab } from './charts.js';
+import { burstTimeline, curveOverX, latencyByVariant, latencyOverTime, publishedVsLab } from './charts.js';
 import { fmtBytes, fmtDuration, fmtNumber, fmtP, fmtWithUnit } from './format.js';
 import { DEFAULT_REPORT_METRICS, columnDef, metricDef, metricValue } from './metrics.js';
 import { summarize } from './results.js';
 
-const RAW_METRICS = ['requests', 'throughput_rps', 'errors', 'error_rate', 'avg_ms', 'p50_ms', 'p95_ms', 'p99_ms', 'max_ms', 'dropped_iterations'];
-const ES_METRICS = ['query_ms_per_query', 'fetch_ms_per_fetch', 'search_queue_max', 'search_rejected', 'gc_ms'];
+// per workload: what a repetition's raw row and its Elasticsearch row show
+const RAW_METRICS = {
+  search: ['requests', 'throughput_rps', 'errors', 'error_rate', 'avg_ms', 'p50_ms', 'p95_ms', 'p99_ms', 'max_ms', 'dropped_iterations'],
+  ingest: ['requests', 'bulk_ops_per_s', 'docs_per_s', 'docs_indexed', 'docs_rejected', 'docs_failed', 'avg_ms', 'p50_ms', 'p95_ms', 'p99_ms', 'max_ms'],
+  'many-shards': ['indices_created', 'create_elapsed_s', 'indices_per_s', 'avg_ms', 'p95_ms', 'max_ms', 'errors', 'delete_s'],
+};
+const ES_METRICS = {
+  search: ['query_ms_per_query', 'fetch_ms_per_fetch', 'search_queue_max', 'search_rejected', 'gc_ms'],
+  ingest: ['indexing_docs_per_s', 'merges', 'merge_ms', 'refreshes', 'refresh_ms', 'segment_count', 'write_queue_max', 'write_rejected', 'indexing_pressure_rejected', 'gc_ms'],
+  'many-shards': ['cluster_state_bytes', 'master_heap_max_mb', 'master_gc_ms', 'pending_tasks_max'],
+};
+const workloadOf = (results) => (['ingest', 'many-shards'].includes(results.plan.workload?.scenario) ? results.plan.workload.scenario : 'search');
 
 // --- blocks -> Markdown / HTML -------------------------------------------------------------------
 // A block is { h, text } | { p } | { list } | { table: { head, rows } } | { svg: { file, alt, markup } }.
@@ -128,7 +138,7 @@ function repetitionsInOrder(results) {
 }
 
 function rawTable(results) {
-  const metrics = RAW_METRICS.filter((m) => m !== 'dropped_iterations' || results.variants.some((v) => v.repetitions.some((r) => metricValue(r.figures, m) !== null)));
+  const metrics = RAW_METRICS[workloadOf(results)].filter((m) => m !== 'dropped_iterations' || results.variants.some((v) => v.repetitions.some((r) => metricValue(r.figures, m) !== null)));
   const head = ['round', 'variant', 'started', 'complete', ...metrics.map(headOf)];
   const rows = repetitionsInOrder(results).map(({ v, rep }) => [
     rep.round, labelOf(v), rep.started_at ?? '-', rep.complete ? 'yes' : `no${rep.incomplete_reason ? `: ${rep.incomplete_reason}` : ''}`,
@@ -148,26 +158,34 @@ function byTypeTable(results) {
 }
 
 function esTable(results) {
-  const rows = repetitionsInOrder(results).filter(({ rep }) => rep.figures?.es).map(({ v, rep }) => {
-    const es = rep.figures.es;
+  const metrics = ES_METRICS[workloadOf(results)];
+  const rows = repetitionsInOrder(results).filter(({ rep }) => rep.figures?.es || rep.figures?.many_shards).map(({ v, rep }) => {
+    const es = rep.figures.es ?? {};
     const cpu = Object.entries(es.cpu_percent_by_node ?? {}).map(([n, c]) => `${n} ${fmtNumber(c)}%`).join(', ') || '-';
-    return [rep.round, labelOf(v), ...ES_METRICS.map((m) => fmtNumber(metricValue(rep.figures, m))), cpu];
+    return [rep.round, labelOf(v), ...metrics.map((m) => cellOf(metricValue(rep.figures, m), metricDef(m).unit)), cpu];
   });
-  return rows.length ? { head: ['round', 'variant', ...ES_METRICS.map(headOf), 'CPU by node'], rows } : null;
+  return rows.length ? { head: ['round', 'variant', ...metrics.map(headOf), 'CPU by node'], rows } : null;
 }
 
 function environmentList(results) {
   const { machine, versions, data } = results.environment;
   const w = results.plan.workload;
-  const load = w.model === 'open' ? `open model, ${fmtNumber(w.rate)} requests/s` : `closed model, ${w.vus} VUs, think time ${fmtNumber(w.think_ms)} ms`;
+  const kind = workloadOf(results);
+  const load = kind === 'ingest' ? `${w.clients} clients, each sending its next bulk of ${w.bulk_docs} documents when the last is answered (rejections counted, never retried)`
+    : kind === 'many-shards' ? `${w.clients} clients creating indices of 1 shard and 0 replicas, ${w.docs_per_index} documents into each; bounded by ${w.measure}`
+      : w.model === 'open' ? `open model, ${fmtNumber(w.rate)} requests/s` : `closed model, ${w.vus} VUs, think time ${fmtNumber(w.think_ms)} ms`;
+  const dataLine = kind === 'search'
+    ? `data: profile ${data.profile}, scale ${data.scale}, seed ${data.seed}: ${fmtNumber(data.stores)} stores, ${fmtNumber(data.documents)} documents, ${fmtBytes(data.bytes)} (the same documents in every variant)`
+    : `data: document profile ${data.profile} (${data.kind}), seed ${data.seed}: documents of about ${fmtNumber(data.document_bytes)} bytes, bulks of about ${fmtBytes(data.bulk_bytes)}; new indices for every repetition, deleted after it`;
+  const phases = kind === 'many-shards' ? 'until every index is made' : `ramp-up ${w.ramp_up}, warm-up ${w.warmup} (excluded), measured ${w.measure}`;
   const r = results.runner;
   return [
     `machine: ${machine.cores} cores, ${fmtBytes(machine.memory_bytes)} memory, ${machine.cpu_model}, ${machine.os}`,
     `lab: ${results.lab.mode === 'own' ? 'a lab of its own' : 'the running lab, checked quiet'} at ${results.lab.es_url}, runtime ${results.environment.runtime}`,
     `versions: ${Object.entries(versions).map(([k, v]) => `${k} ${v ?? '?'}`).join(', ')}`,
     `lab.env sha256: \`${results.environment.lab_env_sha256 ?? '?'}\`; git commit: \`${results.environment.git_commit ?? '?'}\``,
-    `data: profile ${data.profile}, scale ${data.scale}, seed ${data.seed}: ${fmtNumber(data.stores)} stores, ${fmtNumber(data.documents)} documents, ${fmtBytes(data.bytes)} (the same documents in every variant)`,
-    `workload: ${w.scenario}, ${load}; ramp-up ${w.ramp_up}, warm-up ${w.warmup} (excluded), measured ${w.measure}`,
+    dataLine,
+    `workload: ${w.scenario}, ${load}; ${phases}`,
     `plan: ${results.plan.repetitions} repetitions, interleaved (${results.plan.order.slice(0, results.variants.length * 2).join(', ')}${results.plan.order.length > results.variants.length * 2 ? ', ...' : ''}); confidence ${results.plan.confidence}${results.quick ? '; QUICK run (small data, short phases)' : ''}`,
     `runner: ${fmtNumber(r.cpu_percent)}% CPU while measuring (k6 ${fmtNumber(r.k6_cpu_percent)}%), wall time ${r.wall_seconds === null ? '-' : fmtDuration(r.wall_seconds)}`,
   ];
@@ -181,9 +199,16 @@ export async function chartsOf(results, metrics) {
   for (const m of charted) {
     out.push({ file: `latency-by-variant-${m}.svg`, alt: `${metricDef(m).label} per variant, every repetition`, markup: await latencyByVariant(results, m) });
   }
-  // queries/s per cell (a throughput sweep), and each store half's figures where the spec asks
-  for (const m of metrics.filter((x) => x === 'throughput_rps' || /^(odd|even)\.(avg_ms|burst_p95_ratio)$/.test(x) || /^(neighbours|others)\.after_ratio$/.test(x))) {
+  // queries/s per cell (a throughput sweep), each store half's figures where the spec asks, and
+  // the write workloads' rates and costs
+  const perVariant = (x) => x === 'throughput_rps' || /^(odd|even)\.(avg_ms|burst_p95_ratio)$/.test(x) || /^(neighbours|others)\.after_ratio$/.test(x)
+    || ['docs_per_s', 'bulk_ops_per_s', 'indices_per_s', 'docs_rejected', 'merge_ms', 'cluster_state_bytes', 'master_heap_max_mb'].includes(x);
+  for (const m of metrics.filter(perVariant)) {
     out.push({ file: `by-variant-${m.replace('.', '-')}.svg`, alt: `${metricDef(m).label} per variant, every repetition`, markup: await latencyByVariant(results, m) });
+  }
+  // a curve over a numeric variable (data nodes, shards): the repetitions against x, the fitted line or the peak
+  for (const v of results.verdicts.filter((x) => (x.form === 'linear' || x.form === 'peak') && x.x)) {
+    out.push({ file: `curve-${v.form}-${v.metric}.svg`, alt: `${metricDef(v.metric).label} against x (${v.form === 'linear' ? 'the least-squares line' : 'the best mean marked'})`, markup: await curveOverX(results, v) });
   }
   out.push({ file: 'latency-over-time.svg', alt: 'average latency over the measured window', markup: await latencyOverTime(results, 'avg_ms') });
   out.push({ file: 'burst-timeline.svg', alt: 'p95 per store half over the measured window, the burst shaded', markup: await burstTimeline(results) });

@@ -11,7 +11,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem, type, release } from 'node:os';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
 import { experimentRunPrefix } from '@tenantlab/contract/naming';
@@ -19,7 +20,7 @@ import { esReason } from '@tenantlab/contract/es-errors';
 import { nodeKey } from '@tenantlab/contract/topology';
 import { generateTenants } from 'tenantlab-seed-data/src/generate/tenants.js';
 import { loadProfile } from 'tenantlab-seed-data/src/profiles.js';
-import { labKey, loadSpec, resolveSpec } from './spec.js';
+import { isIngest, isManyShards, labKey, loadSpec, resolveSpec, writesDocuments } from './spec.js';
 import { verdicts as computeVerdicts } from './verdict.js';
 import { summarize, validateResults } from './results.js';
 import { verdictLine, writeReport } from './report.js';
@@ -33,6 +34,8 @@ import { queueSampler, snapshot, windowFigures } from './run/es-stats.js';
 import { deletePrefix } from '@tenantlab/test-support/cluster';
 import { burstTarget, isolationFigures, placeStores, putBack, startAllocator, watchIsolation } from './run/isolation.js';
 import { narrator } from './run/narrate.js';
+import { clusterStateBytes, deleteIndices, manyShardsFiguresOf, manyShardsPrefix, masterJvm, masterSampler, requireAllCreated, writeManyShardsFixture } from './run/many-shards.js';
+import { acknowledgedOf, createIngestIndex, dataNodeUrls, indexSnapshot, indexWindowFigures, ingestFiguresOf, ingestIndexName, requireAllIndexed, writeBodies } from './run/ingest.js';
 
 const LAB_ROOT = resolve(new URL('../../..', import.meta.url).pathname);
 const TENANT_PREFIX = 'exp';
@@ -117,10 +120,13 @@ export async function runExperiment(opts) {
   let currentVariant = plan.order[0];
   if (lab) await settleAfterStart(client).catch(async (err) => { await lab.stop(); throw err; });
   const quiet = await fitness().catch(async (err) => { await lab?.stop(); throw err; });
-  const profile = loadProfile(plan.dataset.profile);
-  const tenants = generateTenants({ seed: plan.dataset.seed, profile, scale: plan.dataset.scale, prefix: TENANT_PREFIX });
-  const documents = tenants.reduce((a, t) => a + t.expected_products, 0);
-  await requireDisk(client, { documents, variants: plan.variants.map(flat) }).catch(async (err) => { await lab?.stop(); throw err; });
+  // the write workloads have no stores: each repetition writes into new indices of its own
+  const ingest = writesDocuments(plan.workload);
+  const manyShards = isManyShards(plan.workload);
+  const profile = ingest ? null : loadProfile(plan.dataset.profile);
+  const tenants = ingest ? [] : generateTenants({ seed: plan.dataset.seed, profile, scale: plan.dataset.scale, prefix: TENANT_PREFIX });
+  const documents = ingest ? null : tenants.reduce((a, t) => a + t.expected_products, 0);
+  if (!ingest) await requireDisk(client, { documents, variants: plan.variants.map(flat) }).catch(async (err) => { await lab?.stop(); throw err; });
   const esVersion = (await client.info()).version.number;
   const k6Version = (() => { try { return execFileSync(k6, ['version'], { encoding: 'utf8' }).trim().split('\n')[0]; } catch { return null; } })();
 
@@ -128,7 +134,9 @@ export async function runExperiment(opts) {
   const dir = join(resultsRoot, name, runId);
   mkdirSync(dir, { recursive: true });
   const prefix = experimentRunPrefix(runId);
-  log(`experiment ${name}, run ${runId}${plan.quick ? ' (QUICK)' : ''}: ${plan.variants.length} variants x ${plan.repetitions} repetitions, ${documents} documents of ${tenants.length} stores each; lab: ${labMode} (${quiet.other_ops_per_s} other ops/s)`);
+  const what = manyShards ? `${plan.workload.clients} clients creating indices of ${plan.workload.docs_per_index} ${plan.dataset.profile} documents`
+    : ingest ? `${plan.workload.clients} clients sending bulks of ${plan.workload.bulk_docs} ${plan.dataset.profile} documents` : `${documents} documents of ${tenants.length} stores each`;
+  log(`experiment ${name}, run ${runId}${plan.quick ? ' (QUICK)' : ''}: ${plan.variants.length} variants x ${plan.repetitions} repetitions, ${what}; lab: ${labMode} (${quiet.other_ops_per_s} other ops/s)`);
   log(`  results: ${dir}`);
 
   const results = {
@@ -144,7 +152,9 @@ export async function runExperiment(opts) {
     quick: plan.quick,
     lab: { mode: labMode, es_url: esUrl, ...(lab ? { starts } : {}) },
     environment: environment({ esVersion, k6Version, runtime, labEnvFile: process.env.LAB_ENV_FILE || join(LAB_ROOT, 'lab.env'),
-      data: { profile: plan.dataset.profile, scale: plan.dataset.scale, seed: plan.dataset.seed, stores: tenants.length, documents, bytes: null } }),
+      data: ingest
+        ? { profile: plan.dataset.profile, kind: plan.dataset.kind, seed: plan.dataset.seed, stores: null, documents: null, bytes: null, document_bytes: null, bulk_bytes: null }
+        : { profile: plan.dataset.profile, scale: plan.dataset.scale, seed: plan.dataset.seed, stores: tenants.length, documents, bytes: null } }),
     plan: { repetitions: plan.repetitions, confidence: plan.confidence, order: plan.order, workload: plan.workload, report: plan.report, expect: plan.expect },
     variants: plan.variants.map((v) => ({ name: v.name, label: v.label ?? v.name, settings: v.settings, ...(v.lab ? { lab: v.lab } : {}), ...(v.burst ? { burst: v.burst } : {}), ...(v.isolate ? { isolate: v.isolate } : {}), layout: null, ...(v.published ? { published: v.published } : {}), repetitions: [], summary: {} })),
     verdicts: [],
@@ -161,6 +171,21 @@ export async function runExperiment(opts) {
   let measuredCpu = 0, measuredK6Cpu = 0, measuredWall = 0;
 
   const write = () => writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  // the ingest bulks: made once (deterministic, the run's seed), outside the results folder
+  let bodiesDir = null, bodiesFile = null, docProfile = null;
+  const ingestUrls = new Map();
+  if (ingest) {
+    bodiesDir = mkdtempSync(join(tmpdir(), 'tenantlab-ingest-'));
+    bodiesFile = join(bodiesDir, 'bodies.json');
+    const perBulk = manyShards ? plan.workload.docs_per_index : plan.workload.bulk_docs;
+    docProfile = manyShards
+      ? writeManyShardsFixture(bodiesFile, { profile: plan.dataset.profile, seed: plan.dataset.seed, docsPerIndex: perBulk })
+      : writeBodies(bodiesFile, { profile: plan.dataset.profile, seed: plan.dataset.seed, docsPerBulk: perBulk });
+    const written = JSON.parse(readFileSync(bodiesFile, 'utf8'));
+    const bodies = manyShards ? written.bulks : written;
+    const bulkBytes = bodies.reduce((a, b) => a + Buffer.byteLength(b), 0) / bodies.length;
+    Object.assign(results.environment.data, { bulk_bytes: Math.round(bulkBytes), document_bytes: Math.round(bulkBytes / perBulk - '{"index":{}}\n'.length - 1) });
+  }
   const check = () => { if (signal?.aborted) throw new RunError('interrupted', 130); };
   try {
     // ---- 2. layouts, built on the lab that measures them (again when a new lab replaces it);
@@ -169,6 +194,22 @@ export async function runExperiment(opts) {
     const built = new Set();
     const build = async (v) => {
       check();
+      if (ingest) {
+        // nothing to load: the variant's index is made empty for each repetition; the clients
+        // write through the data nodes of its group, in turn
+        const env = { ...process.env, ...(lab ? labEnvOf(labOf.get(v.name)) : {}) };
+        const urls = await dataNodeUrls(client, { group: v.settings.group, groupAttr, env });
+        ingestUrls.set(v.name, urls.length ? urls : [esUrl]);
+        const { shards, replicas, indices: count } = v.settings;
+        byName.get(v.name).layout = { indices: [], shard_count: count * shards * (1 + replicas), primary_shards: count * shards, median_shard_bytes: null, docs: null, bytes: null, segments_per_shard: null };
+        built.add(v.name);
+        if (manyShards) {
+          log(`${v.name}: ${count} indices of 1 shard and no replica per repetition, ${plan.workload.docs_per_index} documents each, made through ${ingestUrls.get(v.name).length} data node(s)`);
+          return;
+        }
+        log(`${v.name}: ${shards} shards, ${replicas} replica(s), refresh ${v.settings.refresh_interval}, group ${v.settings.group}; a new index per repetition, written through ${ingestUrls.get(v.name).length} data node(s)`);
+        return;
+      }
       const t0 = Date.now();
       log(`building ${v.name}: ${v.settings.indices} x ${v.settings.shards} shards, ${v.settings.replicas} replica(s), group ${v.settings.group}, stores ${v.settings.assign}`);
       const groups = Object.keys(await groupsOf(client, groupAttr)).filter((g) => g !== 'all').sort();
@@ -195,11 +236,126 @@ export async function runExperiment(opts) {
       log(`warm-up pass: ${v.name} (${plan.workload.ramp_up} + ${plan.workload.warmup}, not measured)`);
       const warmDir = join(dir, 'repetitions', `00-warmup-${v.name}`);
       mkdirSync(warmDir, { recursive: true });
+      if (manyShards) {
+        // a few indices made and deleted: the master's code paths warm, nothing is measured
+        const prefixW = manyShardsPrefix(runId, v.name, 0);
+        try {
+          await runK6({ k6, script: join(LAB_ROOT, 'k6-scripts/many-shards.js'), esUrl, workload: plan.workload, dir: warmDir, runId: `${runId}-warmup`, signal,
+            extraEnv: manyShardsEnv(v, prefixW, Math.min(20, v.settings.indices)), figures: manyShardsFiguresOf });
+        } finally {
+          rmSync(warmDir, { recursive: true, force: true });
+          await deleteIndices(client, prefixW).catch(() => {});
+        }
+        return;
+      }
+      if (ingest) {
+        const index = ingestIndexName(runId, v.name, -1);
+        try {
+          await createIngestIndex(client, { index, variant: flat(v), mapping: docProfile.mapping, groupAttr });
+          await runK6({ k6, script: join(LAB_ROOT, 'k6-scripts/ingest.js'), esUrl, workload: { ...plan.workload, measure: '1s', measure_s: 1 },
+            dir: warmDir, runId: `${runId}-warmup`, signal, extraEnv: ingestEnv(v, index), figures: ingestFiguresOf });
+        } finally {
+          rmSync(warmDir, { recursive: true, force: true });
+          await client.indices.delete({ index }, { ignore: [404] }).catch(() => {});
+        }
+        return;
+      }
       try {
         await runK6({ k6, script: join(LAB_ROOT, 'k6-scripts/experiment.js'), esUrl, workload: { ...plan.workload, measure: '1s', measure_s: 1 },
           tenants: names.get(v.name).tenants, dir: warmDir, runId: `${runId}-warmup`, signal });
       } finally {
         rmSync(warmDir, { recursive: true, force: true });
+      }
+    };
+    const ingestEnv = (v, index) => ({
+      ES_URLS: ingestUrls.get(v.name).join(','), INDEX: index, BODIES_FILE: bodiesFile,
+      CLIENTS: String(plan.workload.clients), DOCS_PER_BULK: String(plan.workload.bulk_docs),
+    });
+    const manyShardsEnv = (v, prefixR, count) => ({
+      ES_URLS: ingestUrls.get(v.name).join(','), INDEX_PREFIX: prefixR, INDICES: String(count), BODIES_FILE: bodiesFile,
+      CLIENTS: String(plan.workload.clients), DOCS_PER_INDEX: String(plan.workload.docs_per_index),
+    });
+    // One many-shards repetition: the clients make the variant's indices; the master's heap and
+    // GC and the cluster state's size before and after; every acknowledged document counted;
+    // then the indices deleted (timed: deleting is cluster-state work too).
+    const measureManyShards = async (v, round, repDir, rep) => {
+      const prefixR = manyShardsPrefix(runId, v.name, round);
+      const [jvm0, state0] = await Promise.all([masterJvm(client), clusterStateBytes(client)]);
+      const sampler = masterSampler(client);
+      const cpu0 = process.cpuUsage();
+      let out, peak;
+      try {
+        out = await runK6({ k6, script: join(LAB_ROOT, 'k6-scripts/many-shards.js'), esUrl, workload: plan.workload, dir: repDir, runId: `${runId}-${v.name}-${round}`, signal,
+          extraEnv: manyShardsEnv(v, prefixR, v.settings.indices), figures: manyShardsFiguresOf });
+      } finally {
+        peak = await sampler.stop();
+        rmSync(join(repDir, 'samples.json'), { force: true });
+      }
+      try {
+        const [jvm1, state1] = await Promise.all([masterJvm(client), clusterStateBytes(client)]);
+        const cpu = process.cpuUsage(cpu0);
+        const f = out.figures;
+        measuredCpu += (cpu.user + cpu.system) / 1e6;
+        measuredK6Cpu += out.k6CpuSeconds ?? 0;
+        measuredWall += f.many_shards.elapsed_s ?? 0;
+        const ms = f.many_shards;
+        const held = await requireAllCreated(client, prefixR, { created: ms.indices_created, docsIndexed: ms.docs_indexed, docsFailed: ms.docs_failed });
+        rep.integrity = { index: `${prefixR}*`, count: held.count, acknowledged: ms.docs_indexed };
+        Object.assign(ms, {
+          cluster_state_bytes: state1,
+          cluster_state_bytes_before: state0,
+          master_heap_max_mb: Math.round(Math.max(peak.heapUsed, jvm1?.heapUsed ?? 0) / 1048576),
+          master_heap_limit_mb: jvm1 ? Math.round(jvm1.heapMax / 1048576) : null,
+          master_gc_ms: jvm0 && jvm1 ? jvm1.gcMs - jvm0.gcMs : null,
+          pending_tasks_max: peak.pending,
+        });
+        const t0 = Date.now();
+        await deleteIndices(client, prefixR);
+        ms.delete_s = Math.round((Date.now() - t0) / 100) / 10;
+        rep.figures = f;
+        rep.timeline = out.timeline;
+        rep.complete = ms.indices_created === v.settings.indices;
+        if (!rep.complete) rep.incomplete_reason = `${ms.indices_created} of ${v.settings.indices} indices made (${ms.indices_failed} refused or unanswered) within ${plan.workload.measure}`;
+        log(`  ${ms.indices_created} indices in ${ms.elapsed_s}s (${ms.indices_per_s}/s), creation avg ${f.avg_ms} ms, p95 ${f.p95_ms} ms; cluster state ${Math.round(state0 / 1024)} -> ${Math.round(state1 / 1024)} KB; master heap up to ${ms.master_heap_max_mb} MB, GC ${ms.master_gc_ms} ms; deleted in ${ms.delete_s}s`);
+      } finally {
+        await deleteIndices(client, prefixR).catch(() => {});
+      }
+    };
+    // One ingest repetition: a new empty index, the clients' bulks, the window's figures from k6
+    // and from the index and the nodes; then every acknowledged document is counted in the
+    // index (a run that lost one fails), and the index is deleted (the disk holds one at a time).
+    const measureIngest = async (v, round, repDir, rep) => {
+      const index = ingestIndexName(runId, v.name, round - 1);
+      await createIngestIndex(client, { index, variant: flat(v), mapping: docProfile.mapping, groupAttr });
+      let before = null, idxBefore = null, sampler = null, cpu0 = null;
+      try {
+        const out = await runK6({
+          k6, script: join(LAB_ROOT, 'k6-scripts/ingest.js'), esUrl, workload: plan.workload, dir: repDir, runId: `${runId}-${v.name}-${round}`, signal,
+          extraEnv: ingestEnv(v, index), figures: ingestFiguresOf,
+          onMeasureStart: () => {
+            cpu0 = process.cpuUsage();
+            snapshot(client).then((s) => { before = s; }).catch(() => {});
+            indexSnapshot(client, index).then((s) => { idxBefore = s; }).catch(() => {});
+            sampler = queueSampler(client);
+          },
+        });
+        const queues = await sampler?.stop();
+        sampler = null;
+        const [after, idxAfter] = await Promise.all([snapshot(client), indexSnapshot(client, index)]);
+        const cpu = process.cpuUsage(cpu0 ?? undefined);
+        measuredCpu += (cpu.user + cpu.system) / 1e6;
+        measuredK6Cpu += out.k6CpuSeconds ?? 0;
+        measuredWall += out.measureWallMs / 1000;
+        rep.figures = { ...out.figures, es: before && idxBefore ? { ...windowFigures(before, after, queues), ...indexWindowFigures(idxBefore, idxAfter) } : null };
+        rep.timeline = out.timeline;
+        rep.integrity = { index, ...(await requireAllIndexed(client, index, acknowledgedOf(out.summary))) };
+        rep.complete = true;
+        const f = rep.figures;
+        log(`  ${f.ingest.docs_indexed} documents indexed (${f.ingest.docs_per_s}/s, ${f.ingest.bulk_ops_per_s} bulks/s), ${f.ingest.docs_rejected} rejected, ${f.ingest.docs_failed} failed; bulk avg ${f.avg_ms} ms, p95 ${f.p95_ms} ms; ${f.es?.merges ?? '-'} merges, ${f.es?.refreshes ?? '-'} refreshes; index holds ${rep.integrity.count} of ${rep.integrity.acknowledged} acknowledged`);
+      } finally {
+        if (sampler) await sampler.stop();
+        rmSync(join(repDir, 'samples.json'), { force: true });
+        await client.indices.delete({ index }, { ignore: [404] }).catch(() => {});
       }
     };
     // Searches go through a data node that may hold the store's index: a node of the index's
@@ -281,6 +437,16 @@ export async function runExperiment(opts) {
       log(`[${i + 1}/${plan.order.length}] ${vname}, repetition ${round}: ramp-up ${plan.workload.ramp_up}, warm-up ${plan.workload.warmup}, measuring ${plan.workload.measure}`);
       const rep = { round, started_at: nowIso(), complete: false, figures: null, timeline: [] };
       byName.get(vname).repetitions.push(rep);
+      if (ingest) {
+        try {
+          await (manyShards ? measureManyShards : measureIngest)(plan.variants.find((v) => v.name === vname), round, repDir, rep);
+        } catch (err) {
+          if (err instanceof RunError && err.exitCode === 130) throw err;
+          rep.incomplete_reason = err instanceof RunError ? err.message : esReason(err);
+          log(`  repetition failed: ${rep.incomplete_reason}`);
+        }
+        continue;
+      }
       let before = null, sampler = null, cpu0 = null, watch = null;
       const variant = plan.variants.find((v) => v.name === vname);
       const alloc = allocators.get(vname);
@@ -357,6 +523,7 @@ export async function runExperiment(opts) {
       await deletePrefix(client, `${prefix}${vname}-`).catch(() => {});
     }
     await deleteRunIndices(client, prefix, log);
+    if (bodiesDir) rmSync(bodiesDir, { recursive: true, force: true });
     await client.close();
     await lab?.stop();
   }
@@ -479,9 +646,19 @@ export async function runCli(argv, log = (line) => process.stderr.write(`${line}
 /** What the terminal shows at the end: each variant's figures (mean and spread), the verdicts. */
 export function closingText(results) {
   const cell = (s) => (s && s.mean !== null && s.mean !== undefined ? `${s.mean.toFixed(1)} ± ${(s.stdev ?? 0).toFixed(1)}` : '-');
-  const rows = results.variants.map((v) => [v.label ?? v.name, v.layout?.primary_shards ?? '-', v.layout?.median_shard_bytes ? `${Math.round(v.layout.median_shard_bytes / 1024)} KB` : '-',
-    cell(v.summary.avg_ms), cell(v.summary.p95_ms), cell(v.summary.p99_ms), cell(v.summary.throughput_rps), `${v.repetitions.filter((r) => r.complete).length}/${v.repetitions.length}`]);
-  const table = textTable(['variant', 'shards', 'median shard', 'avg ms', 'p95 ms', 'p99 ms', 'req/s', 'reps'], rows, { right: [1, 2, 3, 4, 5, 6] });
+  const reps = (v) => `${v.repetitions.filter((r) => r.complete).length}/${v.repetitions.length}`;
+  // the columns of the workload: bulks and documents for ingest, indices for many-shards
+  const kind = results.plan.workload?.scenario;
+  const columns = kind === 'ingest'
+    ? [['shards', (v) => v.layout?.primary_shards ?? '-'], ['replicas', (v) => v.settings.replicas], ['docs/s', (v) => cell(v.summary.docs_per_s)], ['bulks/s', (v) => cell(v.summary.bulk_ops_per_s)],
+      ['avg ms', (v) => cell(v.summary.avg_ms)], ['p95 ms', (v) => cell(v.summary.p95_ms)], ['rejected', (v) => cell(v.summary.docs_rejected)]]
+    : kind === 'many-shards'
+      ? [['indices', (v) => v.settings.indices], ['indices/s', (v) => cell(v.summary.indices_per_s)], ['create avg ms', (v) => cell(v.summary.avg_ms)], ['create p95 ms', (v) => cell(v.summary.p95_ms)],
+        ['state KB', (v) => (v.summary.cluster_state_bytes?.mean ? Math.round(v.summary.cluster_state_bytes.mean / 1024) : '-')], ['master heap MB', (v) => cell(v.summary.master_heap_max_mb)]]
+      : [['shards', (v) => v.layout?.primary_shards ?? '-'], ['median shard', (v) => (v.layout?.median_shard_bytes ? `${Math.round(v.layout.median_shard_bytes / 1024)} KB` : '-')],
+        ['avg ms', (v) => cell(v.summary.avg_ms)], ['p95 ms', (v) => cell(v.summary.p95_ms)], ['p99 ms', (v) => cell(v.summary.p99_ms)], ['req/s', (v) => cell(v.summary.throughput_rps)]];
+  const rows = results.variants.map((v) => [v.label ?? v.name, ...columns.map(([, f]) => f(v)), reps(v)]);
+  const table = textTable(['variant', ...columns.map(([h]) => h), 'reps'], rows, { right: columns.map((_, i) => i + 1) });
   const verdicts = results.verdicts.map((v) => `  ${verdictLine(v).replaceAll('**', '')}`);
   return [
     '',

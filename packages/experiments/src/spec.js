@@ -14,6 +14,7 @@ const PROFILES_DIR = new URL('../../../seed-data/profiles/', import.meta.url);
 export const LIMITS = Object.freeze({
   variants: [2, 12],
   indices: [1, 16],
+  many_indices: [1, 50000],
   shards: [1, 64],
   replicas: [0, 3],
   segments: [1, 100],
@@ -25,7 +26,13 @@ export const LIMITS = Object.freeze({
   data_nodes_per_group: [1, 8],
 });
 const ASSIGN = ['all', 'odd-even', 'round-robin'];
-const SCENARIOS = ['storefront', 'replay'];
+const SCENARIOS = ['storefront', 'replay', 'ingest', 'many-shards'];
+// the write workload (run/ingest.js): bulks of bulk_docs documents of a document profile from
+// `clients` concurrent clients, into a new index per repetition
+// many-shards (run/many-shards.js): `clients` create each variant's `indices` indices of one
+// shard, docs_per_index documents into each; measure bounds the time it may take
+// (indices_scale: each variant's indices times this, e.g. 0.02 in QUICK: the same sweep, smaller)
+const INGEST_RUN_KEYS = ['clients', 'bulk_docs', 'docs_per_index', 'indices_scale'];
 const MODELS = ['closed', 'open'];
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
 const GROUP = /^[a-z0-9][a-z0-9_-]*$/;
@@ -38,7 +45,7 @@ const ES_TIME = /^\d+(?:d|h|m|s|ms|micros|nanos)$/;
 
 const TOP_KEYS = ['name', 'title', 'hypothesis', 'source', 'dataset', 'lab', 'defaults', 'variants', 'workload', 'repetitions', 'confidence', 'report', 'expect'];
 // The lab an experiment (or one variant) runs on: the topology as a variable. LAB=own starts it.
-const LAB_KEYS = ['groups', 'data_nodes_per_group', 'shape', 'data_node'];
+const LAB_KEYS = ['groups', 'data_nodes_per_group', 'shape', 'data_node', 'write_queue'];
 const DATA_NODE_KEYS = ['cpus', 'cpuset', 'mem', 'heap'];
 const SHAPES = ['groups', 'off'];
 const CPU_LIST = /^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$/;
@@ -56,11 +63,17 @@ const BURST_STORES = ['biggest', 'smallest'];
 // its policy (allocator/policy.json observe, hot, auto) for the run. `settle`: after the move,
 // how long before the neighbours' "after" figures start.
 const ISOLATE_KEYS = ['auto', 'window', 'share', 'objective_ms', 'cool_down', 'interval', 'settle'];
-const WORKLOAD_RUN_KEYS = ['vus', 'think_ms', 'rate', 'ramp_up', 'warmup', 'measure'];
+const WORKLOAD_RUN_KEYS = ['vus', 'think_ms', 'rate', 'ramp_up', 'warmup', 'measure', ...INGEST_RUN_KEYS];
 const WORKLOAD_KEYS = ['scenario', 'model', ...WORKLOAD_RUN_KEYS, 'quick'];
 const REPORT_KEYS = ['metrics', 'table'];
-const EXPECT_KEYS = ['claim', 'metric', 'lower', 'higher', 'than', 'decreasing', 'increasing', 'variant', 'at_most', 'at_least'];
+const EXPECT_KEYS = ['claim', 'metric', 'lower', 'higher', 'than', 'decreasing', 'increasing', 'variant', 'at_most', 'at_least', 'linear', 'peak', 'x', 'x_label', 'min_r2'];
 const WORKLOAD_DEFAULTS = { scenario: 'storefront', model: 'closed', vus: 8, think_ms: 0, rate: null, ramp_up: '30s', warmup: '60s', measure: '120s' };
+const INGEST_DEFAULTS = { clients: 4, bulk_docs: 1000 };
+const MANY_SHARDS_DEFAULTS = { clients: 8, docs_per_index: 100, indices_scale: 1, ramp_up: '0s', warmup: '0s', measure: '15m' };
+export const isIngest = (workload) => workload?.scenario === 'ingest';
+export const isManyShards = (workload) => workload?.scenario === 'many-shards';
+// both write documents of a document profile, with no stores
+export const writesDocuments = (workload) => isIngest(workload) || isManyShards(workload);
 
 // Per-variant build allowance for estimatedSeconds: index creation, the seeder's load to green
 // and the force-merge. The seeder loads ~8.7k docs/s to green on the project's 2-core machine
@@ -68,10 +81,13 @@ const WORKLOAD_DEFAULTS = { scenario: 'storefront', model: 'closed', vus: 8, thi
 const BUILD_FIXED_S = 20;
 const BUILD_DOCS_PER_S = 8000;
 
-/** The seed-data profiles a spec may name (seed-data/profiles/*.json). */
+/** The seed-data profiles a spec may name (seed-data/profiles/*.json): store profiles and document profiles (with a kind). */
 export function profileNames() {
   return readdirSync(PROFILES_DIR).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
 }
+
+/** Whether a profile is a document profile (log events, grammar documents) for the ingest workload. */
+export const isDocumentProfile = (name) => Boolean(profile(name).kind);
 
 function profile(name) {
   return JSON.parse(readFileSync(new URL(`${name}.json`, PROFILES_DIR), 'utf8'));
@@ -226,9 +242,10 @@ function checkDataset(c, v) {
   return { ...full, quick };
 }
 
-function checkSettings(c, s, path) {
+function checkSettings(c, s, path, scenario) {
   const out = {};
-  if (s.indices !== undefined) out.indices = c.integer(s.indices, `${path}.indices`, LIMITS.indices);
+  // many-shards: indices is the number of indices the clients create (Elastic's benchmark: 50,000)
+  if (s.indices !== undefined) out.indices = c.integer(s.indices, `${path}.indices`, scenario === 'many-shards' ? LIMITS.many_indices : LIMITS.indices);
   if (s.shards !== undefined) out.shards = c.integer(s.shards, `${path}.shards`, LIMITS.shards);
   if (s.replicas !== undefined) out.replicas = c.integer(s.replicas, `${path}.replicas`, LIMITS.replicas);
   if (s.segments !== undefined) out.segments = c.integer(s.segments, `${path}.segments`, LIMITS.segments);
@@ -254,6 +271,9 @@ function checkLab(c, v, path) {
   if (l.groups !== undefined) out.groups = c.integer(l.groups, `${path}.groups`, LIMITS.groups);
   if (l.data_nodes_per_group !== undefined) out.data_nodes_per_group = c.integer(l.data_nodes_per_group, `${path}.data_nodes_per_group`, LIMITS.data_nodes_per_group);
   if (l.shape !== undefined) out.shape = c.oneOf(l.shape, `${path}.shape`, SHAPES);
+  // every node's write thread pool queue (thread_pool.write.queue_size, a node setting): small
+  // enough on a laptop, full bulks are rejected as on the guidance's cluster
+  if (l.write_queue !== undefined) out.write_queue = c.integer(l.write_queue, `${path}.write_queue`, [1, 100000]);
   if (l.data_node !== undefined) {
     const d = c.mapping(l.data_node, `${path}.data_node`, DATA_NODE_KEYS);
     const n = {};
@@ -272,7 +292,7 @@ function checkLab(c, v, path) {
   return out;
 }
 
-function checkVariants(c, v, defaults, lab) {
+function checkVariants(c, v, defaults, lab, scenario) {
   c.list(v, 'variants', LIMITS.variants, 'variants');
   const seen = new Map();
   return v.map((raw, i) => {
@@ -285,13 +305,14 @@ function checkVariants(c, v, defaults, lab) {
     if (seen.has(name)) c.fail(`${path}.name`, `"${name}" is already the name of variants[${seen.get(name)}]`);
     seen.set(name, i);
     const label = item.label === undefined ? name : c.text(String(item.label), `${path}.label`);
-    const settings = { ...defaults, ...checkSettings(c, item, path) };
+    const settings = { ...defaults, ...checkSettings(c, item, path, scenario) };
     for (const key of Object.keys(SETTINGS)) {
       if (settings[key] === undefined) c.fail(`${path}.${key}`, 'missing (set it here or in defaults)');
     }
     const { assign, indices } = settings;
-    if (assign === 'all' && indices !== 1) c.fail(`${path}.assign`, `all puts every store in one index, so indices must be 1 (got indices: ${indices}); use odd-even or round-robin`);
-    if (assign === 'odd-even' && indices !== 2) c.fail(`${path}.assign`, `odd-even needs indices: 2 (got indices: ${indices})`);
+    // how stores are assigned to indices: a search workload's question (the write workloads have no stores)
+    if (scenario !== 'ingest' && scenario !== 'many-shards' && assign === 'all' && indices !== 1) c.fail(`${path}.assign`, `all puts every store in one index, so indices must be 1 (got indices: ${indices}); use odd-even or round-robin`);
+    if (scenario !== 'ingest' && scenario !== 'many-shards' && assign === 'odd-even' && indices !== 2) c.fail(`${path}.assign`, `odd-even needs indices: 2 (got indices: ${indices})`);
     // the variant's lab: the experiment's, with what the variant sets on top; null: the lab as it is
     const own = item.lab === undefined ? null : checkLab(c, item.lab, `${path}.lab`);
     const merged = lab || own ? { ...lab, ...own, ...(lab?.data_node || own?.data_node ? { data_node: { ...lab?.data_node, ...own?.data_node } } : {}) } : null;
@@ -334,6 +355,27 @@ function checkVariants(c, v, defaults, lab) {
 
 function checkRun(c, w, path, base) {
   const out = { ...base };
+  if (writesDocuments(out)) {
+    // a write run is closed (each client sends its next request when the last is answered):
+    // the storefront's knobs mean nothing to it
+    const takes = isIngest(out) ? 'clients and bulk_docs' : 'clients and docs_per_index';
+    for (const k of ['vus', 'think_ms', 'rate']) if (w[k] !== undefined) c.fail(`${path}.${k}`, `not for scenario: ${out.scenario} (it takes ${takes})`);
+    if (w.clients !== undefined) out.clients = c.integer(w.clients, `${path}.clients`, [1, 256]);
+    const own = isIngest(out) ? 'bulk_docs' : 'docs_per_index';
+    for (const k of ['bulk_docs', 'docs_per_index']) {
+      if (w[k] === undefined) continue;
+      if (k !== own) c.fail(`${path}.${k}`, `not for scenario: ${out.scenario} (it takes ${takes})`);
+      out[k] = c.integer(w[k], `${path}.${k}`, [1, 100000]);
+    }
+    if (w.indices_scale !== undefined) {
+      if (!isManyShards(out)) c.fail(`${path}.indices_scale`, `not for scenario: ${out.scenario} (only many-shards)`);
+      out.indices_scale = c.number(w.indices_scale, `${path}.indices_scale`, [0, 1], { exclusiveMin: true });
+    }
+    // many-shards runs until its indices are made: no ramp-up, no warm-up, measure is its bound
+    if (isManyShards(out)) for (const k of ['ramp_up', 'warmup']) if (w[k] !== undefined) c.fail(`${path}.${k}`, 'not for scenario: many-shards (it runs until every index is made; measure bounds it)');
+  } else {
+    for (const k of INGEST_RUN_KEYS) if (w[k] !== undefined) c.fail(`${path}.${k}`, `only for scenario: ingest or many-shards (the ${out.scenario} workload takes vus, think_ms or rate)`);
+  }
   if (w.vus !== undefined) out.vus = c.integer(w.vus, `${path}.vus`, LIMITS.vus);
   if (w.think_ms !== undefined) out.think_ms = c.number(w.think_ms, `${path}.think_ms`, [0, 600000]);
   if (w.rate !== undefined) out.rate = w.rate === null ? null : c.number(w.rate, `${path}.rate`, [0, 100000], { exclusiveMin: true });
@@ -354,9 +396,33 @@ function checkWorkload(c, v) {
   const base = { ...WORKLOAD_DEFAULTS };
   if (w.scenario !== undefined) base.scenario = c.oneOf(w.scenario, 'workload.scenario', SCENARIOS);
   if (w.model !== undefined) base.model = c.oneOf(w.model, 'workload.model', MODELS);
+  if (writesDocuments(base)) {
+    if (base.model !== 'closed') c.fail('workload.model', `scenario: ${base.scenario} is closed (each client sends its next request when the last is answered)`);
+    Object.assign(base, isIngest(base) ? INGEST_DEFAULTS : MANY_SHARDS_DEFAULTS, { vus: null, think_ms: null });
+  }
   const full = checkRun(c, w, 'workload', base);
   const quick = w.quick === undefined ? { ...full } : checkRun(c, c.mapping(w.quick, 'workload.quick', WORKLOAD_RUN_KEYS), 'workload.quick', full);
   return { ...full, quick };
+}
+
+/** The dataset and the variants suit the workload: documents for ingest, stores for searches. */
+function checkWorkloadFits(c, { dataset, variants, workload, doc }) {
+  const docs = profileNames().filter(isDocumentProfile);
+  const stores = profileNames().filter((n) => !isDocumentProfile(n));
+  const writes = writesDocuments(workload);
+  for (const [path, name] of [['dataset.profile', dataset.profile], ['dataset.quick.profile', dataset.quick.profile]]) {
+    if (writes && !isDocumentProfile(name)) c.fail(path, `scenario: ${workload.scenario} writes documents of a document profile: ${docs.join(', ')} (got ${got(name)}, a store profile)`);
+    if (!writes && isDocumentProfile(name)) c.fail(path, `the ${workload.scenario} workload searches stores of a store profile: ${stores.join(', ')} (got ${got(name)}, a document profile for scenario: ingest or many-shards)`);
+  }
+  if (!writes) return;
+  if (doc.dataset?.scale !== undefined) c.fail('dataset.scale', `not for scenario: ${workload.scenario} (what is written is set by the workload)`);
+  variants.forEach((v, i) => {
+    for (const k of ['burst', 'isolate']) if (v[k]) c.fail(`variants[${i}].${k}`, `not for scenario: ${workload.scenario} (a search workload's setting)`);
+    if (isIngest(workload) && v.settings.indices !== 1) c.fail(`variants[${i}].indices`, `scenario: ingest writes into one index (got ${v.settings.indices})`);
+    if (v.settings.group === 'spread') c.fail(`variants[${i}].group`, `scenario: ${workload.scenario} takes all or an index group name`);
+    // Elastic's many-shards indices: one primary, no replica
+    if (isManyShards(workload) && (v.settings.shards !== 1 || v.settings.replicas !== 0)) c.fail(`variants[${i}]`, `scenario: many-shards creates indices of 1 shard and 0 replicas (got shards: ${v.settings.shards}, replicas: ${v.settings.replicas})`);
+  });
 }
 
 function checkReport(c, v) {
@@ -387,11 +453,26 @@ function checkExpect(c, v, variantNames) {
     const claim = c.text(e.claim, `${path}.claim`);
     c.required(e.metric, `${path}.metric`, 'a metric name such as p95_ms');
     if (!isMetric(e.metric)) c.fail(`${path}.metric`, `not a metric name (got ${got(e.metric)}; e.g. avg_ms, p95_ms, throughput_rps)`);
-    const forms = ['lower', 'higher', 'decreasing', 'increasing', 'at_most', 'at_least'].filter((k) => e[k] !== undefined);
+    const forms = ['lower', 'higher', 'decreasing', 'increasing', 'at_most', 'at_least', 'linear', 'peak'].filter((k) => e[k] !== undefined);
     if (forms.length !== 1) {
-      c.fail(path, `give one direction: lower or higher (with than), decreasing or increasing, or at_most or at_least (with variant) (got ${forms.length ? forms.join(' and ') : 'none'})`);
+      c.fail(path, `give one direction: lower or higher (with than), decreasing or increasing, at_most or at_least (with variant), linear or peak (with x) (got ${forms.length ? forms.join(' and ') : 'none'})`);
     }
     const [direction] = forms;
+    if (direction !== 'linear' && e.min_r2 !== undefined) c.fail(`${path}.min_r2`, 'only with linear');
+    if (direction === 'linear' || direction === 'peak') {
+      // a curve over a numeric variable (data nodes, shards): the variants in order and their x
+      const list = c.list(e[direction], `${path}.${direction}`, [3, LIMITS.variants[1]], 'variant names in the order of x');
+      const order = list.map((n, j) => variant(n, `${path}.${direction}[${j}]`));
+      order.forEach((n, j) => { if (order.indexOf(n) !== j) c.fail(`${path}.${direction}[${j}]`, `"${n}" is listed twice`); });
+      c.required(e.x, `${path}.x`, `the numeric value of each of ${order.join(', ')} (e.g. data nodes: [1, 2, 3, 4])`);
+      const x = c.list(e.x, `${path}.x`, [order.length, order.length], `numbers, one per variant of ${direction}`).map((n, j) => c.number(n, `${path}.x[${j}]`, [0, 1e9]));
+      x.forEach((n, j) => { if (j && n <= x[j - 1]) c.fail(`${path}.x[${j}]`, `must be above the one before (${x[j - 1]}; got ${n})`); });
+      const out = { claim, metric: e.metric, form: direction, direction, variants: order, x, x_label: e.x_label === undefined ? 'x' : c.text(e.x_label, `${path}.x_label`) };
+      if (direction === 'linear') out.min_r2 = e.min_r2 === undefined ? 0.9 : c.number(e.min_r2, `${path}.min_r2`, [0, 1]);
+      return out;
+    }
+    if (e.x !== undefined) c.fail(`${path}.x`, 'only with linear or peak');
+    if (e.x_label !== undefined) c.fail(`${path}.x_label`, 'only with linear or peak');
     if (direction === 'at_most' || direction === 'at_least') {
       // one variant's figure against a bound (the article's "stays within 10%": at_most 1.1)
       c.required(e.variant, `${path}.variant`, `the variant whose ${e.metric} is held to the bound`);
@@ -436,13 +517,15 @@ export function checkSpec(doc, file) {
   const dataset = checkDataset(c, doc.dataset);
 
   const builtin = Object.fromEntries(Object.entries(SETTINGS).filter(([, d]) => d.default !== undefined).map(([k, d]) => [k, d.default]));
-  const defaults = { ...builtin, ...checkSettings(c, c.mapping(doc.defaults ?? {}, 'defaults', Object.keys(SETTINGS)), 'defaults') };
+  // the workload first: what a variant's settings may be depends on its scenario
+  const workload = checkWorkload(c, doc.workload);
+  const defaults = { ...builtin, ...checkSettings(c, c.mapping(doc.defaults ?? {}, 'defaults', Object.keys(SETTINGS)), 'defaults', workload.scenario) };
   const lab = doc.lab === undefined ? null : checkLab(c, doc.lab, 'lab');
   c.required(doc.variants, 'variants', `${LIMITS.variants[0]} to ${LIMITS.variants[1]} layout variants`);
-  const variants = checkVariants(c, doc.variants, defaults, lab);
+  const variants = checkVariants(c, doc.variants, defaults, lab, workload.scenario);
   const variantNames = variants.map((v) => v.name);
   const source = checkSource(c, doc.source, variantNames);
-  const workload = checkWorkload(c, doc.workload);
+  checkWorkloadFits(c, { dataset, variants, workload, doc });
   const repetitions = doc.repetitions === undefined ? 3 : c.integer(doc.repetitions, 'repetitions', LIMITS.repetitions);
   const confidence = doc.confidence === undefined ? 0.95 : c.number(doc.confidence, 'confidence', LIMITS.confidence);
   const report = checkReport(c, doc.report);
@@ -499,8 +582,14 @@ export function resolveSpec(spec, { quick = false, repeat } = {}) {
   const { quick: dq, ...dFull } = spec.dataset;
   const dataset = { ...(quick ? dq : dFull) };
   const p = profile(dataset.profile);
-  dataset.stores = p.stores;
-  dataset.products = Math.round(p.products * dataset.scale);
+  if (p.kind) {
+    // a document profile: no stores; what is written depends on the clients and the window
+    dataset.kind = p.kind;
+    delete dataset.scale;
+  } else {
+    dataset.stores = p.stores;
+    dataset.products = Math.round(p.products * dataset.scale);
+  }
   const { quick: wq, ...wFull } = spec.workload;
   const w = quick ? wq : wFull;
   const workload = {
@@ -519,7 +608,12 @@ export function resolveSpec(spec, { quick = false, repeat } = {}) {
     quick: Boolean(quick),
     dataset,
     lab: spec.lab,
-    variants: spec.variants.map((v) => ({ ...v, settings: { ...v.settings }, ...(spec.source.published?.[v.name] ? { published: { ...spec.source.published[v.name] } } : {}) })),
+    variants: spec.variants.map((v) => ({
+      ...v,
+      // many-shards' indices_scale (QUICK: the same sweep with fewer indices)
+      settings: { ...v.settings, ...(isManyShards(w) ? { indices: Math.max(1, Math.round(v.settings.indices * w.indices_scale)) } : {}) },
+      ...(spec.source.published?.[v.name] ? { published: { ...spec.source.published[v.name] } } : {}),
+    })),
     workload,
     repetitions,
     confidence: spec.confidence,
@@ -555,8 +649,11 @@ export function measuredOrder(variants, repetitions) {
  */
 export function estimatedSeconds(plan) {
   const w = plan.workload;
+  // many-shards runs until its indices are made: about 25 created (and deleted) per second here
+  if (isManyShards(w)) return Math.round(plan.variants.reduce((a, v) => a + plan.repetitions * (10 + v.settings.indices / 25), 0));
   const window = w.ramp_up_s + w.warmup_s + w.measure_s;
-  const build = BUILD_FIXED_S + plan.dataset.products / BUILD_DOCS_PER_S;
+  // an ingest variant builds nothing: a new empty index per repetition
+  const build = plan.dataset.kind ? 2 : BUILD_FIXED_S + plan.dataset.products / BUILD_DOCS_PER_S;
   // the runner's warm-up pass: every variant once, ramp-up and warm-up, before the first round
   const warmPass = w.ramp_up_s + w.warmup_s;
   return Math.round(plan.variants.length * plan.repetitions * window + plan.variants.length * (build + warmPass));

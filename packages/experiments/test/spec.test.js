@@ -117,14 +117,14 @@ const cases = [
   ['published of no variant', (d) => { d.source.published = { c: { avg_ms: 1 } }; }, 'source.published.c: not a variant of this spec (variants: a, b)'],
   ['published metric', (d) => { d.source.published = { a: { avg: 1 } }; }, 'source.published.a.avg: not a metric name (e.g. avg_ms, p95_ms, throughput_rps; the README lists the names)'],
   ['published figure', (d) => { d.source.published = { a: { avg_ms: 'fast' } }; }, 'source.published.a.avg_ms: must be a number from 0 (got "fast")'],
-  ['scenario', (d) => { d.workload = { scenario: 'browse' }; }, 'workload.scenario: must be one of storefront, replay (got "browse")'],
+  ['scenario', (d) => { d.workload = { scenario: 'browse' }; }, 'workload.scenario: must be one of storefront, replay, ingest, many-shards (got "browse")'],
   ['duration', (d) => { d.workload = { measure: '2 min' }; }, 'workload.measure: must be a k6 duration like 30s, 2m or 1m30s (got "2 min")'],
   ['measure 0', (d) => { d.workload = { measure: '0s' }; }, 'workload.measure: must be longer than 0s (got "0s")'],
   ['rate in a closed model', (d) => { d.workload = { rate: 20 }; }, 'workload.rate: only for model: open (got 20); a closed model takes vus and think_ms'],
   ['open without rate', (d) => { d.workload = { model: 'open' }; }, 'workload.rate: missing (model: open needs a rate in requests/s)'],
   ['think time in an open model', (d) => { d.workload = { model: 'open', rate: 5, think_ms: 100 }; }, 'workload.think_ms: only for model: closed (got 100); an open model paces by rate'],
   ['quick vus', (d) => { d.workload = { quick: { vus: 0 } }; }, 'workload.quick.vus: must be a positive integer (got 0)'],
-  ['quick typo', (d) => { d.workload = { quick: { measur: '5s' } }; }, 'workload.quick.measur: unknown key; did you mean measure? (allowed: vus, think_ms, rate, ramp_up, warmup, measure)'],
+  ['quick typo', (d) => { d.workload = { quick: { measur: '5s' } }; }, 'workload.quick.measur: unknown key; did you mean measure? (allowed: vus, think_ms, rate, ramp_up, warmup, measure, clients, bulk_docs, docs_per_index, indices_scale)'],
   ['repetitions 0', (d) => { d.repetitions = 0; }, 'repetitions: must be a positive integer (got 0)'],
   ['repetitions 21', (d) => { d.repetitions = 21; }, 'repetitions: must be at most 20 (got 21)'],
   ['confidence 1', (d) => { d.confidence = 1; }, 'confidence: must be a number from 0.5 to 0.999 (got 1)'],
@@ -133,14 +133,14 @@ const cases = [
   ['report column', (d) => { d.report = { table: ['shards', 'speed'] }; }, 'report.table[1]: not a column name: a variant setting, a layout fact or a metric (got "speed"; the README lists the names)'],
   ['no expectation', (d) => { d.expect = []; }, 'expect: must list 1 to 20 expected directions (got 0)'],
   ['expectation metric', (d) => { d.expect[0].metric = 'speed'; }, 'expect[0].metric: not a metric name (got "speed"; e.g. avg_ms, p95_ms, throughput_rps)'],
-  ['expectation without direction', (d) => { delete d.expect[0].lower; }, 'expect[0]: give one direction: lower or higher (with than), decreasing or increasing, or at_most or at_least (with variant) (got none)'],
-  ['expectation with two', (d) => { d.expect[0].decreasing = ['a', 'b']; }, 'expect[0]: give one direction: lower or higher (with than), decreasing or increasing, or at_most or at_least (with variant) (got lower and decreasing)'],
+  ['expectation without direction', (d) => { delete d.expect[0].lower; }, 'expect[0]: give one direction: lower or higher (with than), decreasing or increasing, at_most or at_least (with variant), linear or peak (with x) (got none)'],
+  ['expectation with two', (d) => { d.expect[0].decreasing = ['a', 'b']; }, 'expect[0]: give one direction: lower or higher (with than), decreasing or increasing, at_most or at_least (with variant), linear or peak (with x) (got lower and decreasing)'],
   ['expectation of no variant', (d) => { d.expect[0].than = 'c'; }, 'expect[0].than: must be a variant name: a, b (got "c")'],
   ['expectation against itself', (d) => { d.expect[0].than = 'b'; }, 'expect[0].than: must be another variant than lower: b'],
   ['than without pair', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', decreasing: ['a', 'b'], than: 'a' }; }, 'expect[0].than: only with lower or higher (a decreasing trend lists its variants in order)'],
   ['trend repeats', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', decreasing: ['a', 'a'] }; }, 'expect[0].decreasing[1]: "a" is listed twice'],
   ['trend of one', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', increasing: ['a'] }; }, 'expect[0].increasing: must list 2 to 12 variant names in the expected order (got 1)'],
-  ['expectation typo', (d) => { d.expect[0].lowr = 'b'; }, 'expect[0].lowr: unknown key; did you mean lower? (allowed: claim, metric, lower, higher, than, decreasing, increasing, variant, at_most, at_least)'],
+  ['expectation typo', (d) => { d.expect[0].lowr = 'b'; }, 'expect[0].lowr: unknown key; did you mean lower? (allowed: claim, metric, lower, higher, than, decreasing, increasing, variant, at_most, at_least, linear, peak, x, x_label, min_r2)'],
   ['burst store', (d) => { d.variants[0].burst = { from: 0.2, to: 1, store: 'random' }; }, 'variants[0].burst.store: must be one of biggest, smallest (got "random")'],
   ['isolate without burst', (d) => { Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', isolate: { objective_ms: 10 } }); }, 'variants[0].isolate: needs a burst in the same variant: the allocator isolates the store the burst makes hot'],
   ['isolate on one index', (d) => { Object.assign(d.variants[0], { burst: { from: 0.2, to: 1 }, isolate: { objective_ms: 10 } }); }, 'variants[0].isolate: places odd stores on the first group and even stores on the second: set group: spread and assign: odd-even (got group: all, assign: all)'],
@@ -186,9 +186,11 @@ test('listSpecs: every spec of a folder, sorted by name; a broken one is an erro
   throwsSpec(() => listSpecs(join(dir, 'none')), `${shownPath(join(dir, 'none'))}: no such folder of experiments`);
 });
 
-test('the delivered experiments are valid and fit 20 minutes each in full (35 for the 9-cell sweep)', () => {
-  const all = listSpecs(experiments);
-  assert.deepEqual(all.map((s) => s.name), ['explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups', 'noisy-neighbour']);
+test('the delivered search experiments are valid and fit 20 minutes each in full (35 for the 9-cell sweep)', () => {
+  const every = listSpecs(experiments);
+  assert.deepEqual(every.map((s) => s.name), ['appbase-write-scaling', 'azure-refresh', 'azure-replicas', 'azure-shard-count', 'explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups', 'many-shards', 'noisy-neighbour']);
+  const searches = ['explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups', 'noisy-neighbour'];
+  const all = every.filter((s) => searches.includes(s.name));
   for (const s of all) {
     const full = resolveSpec(s);
     const limit = s.variants.length > 4 ? 35 : 20;
@@ -217,6 +219,34 @@ test('the delivered experiments are valid and fit 20 minutes each in full (35 fo
   assert.deepEqual(h2.variants.map((v) => [v.name, v.settings.indices, v.settings.shards, v.settings.assign]),
     [['1x8', 1, 8, 'all'], ['2x4', 2, 4, 'odd-even'], ['1x16', 1, 16, 'all'], ['2x8', 2, 8, 'odd-even']]);
   assert.deepEqual(specs[0].source.published, { s8: { avg_ms: 223, p95_ms: 720 }, s4: { avg_ms: 134, p95_ms: 600 } });
+});
+
+test('the delivered write experiments: document profiles, at most 20 minutes each in full, the published figures of their sources', () => {
+  const byName = Object.fromEntries(listSpecs(experiments).map((s) => [s.name, s]));
+  const writes = ['appbase-write-scaling', 'azure-refresh', 'azure-replicas', 'azure-shard-count', 'many-shards'];
+  for (const name of writes) {
+    const s = byName[name];
+    const full = resolveSpec(s);
+    assert.ok(['ingest', 'many-shards'].includes(full.workload.scenario), name);
+    assert.ok(['azure-logs', 'appbase-grammar'].includes(full.dataset.profile), name);
+    assert.ok(estimatedSeconds(full) <= 20 * 60, `${name}: ${estimatedSeconds(full)} s in full`);
+    assert.ok(estimatedSeconds(resolveSpec(s, { quick: true, repeat: 1 })) < 3 * 60, `${name} QUICK: ${estimatedSeconds(resolveSpec(s, { quick: true, repeat: 1 }))} s`);
+    assert.ok(full.repetitions >= 3, name);
+  }
+  assert.deepEqual(byName['azure-refresh'].source.published, { r1s: { bulk_ops_per_s: 26.0, avg_ms: 460 }, r30s: { bulk_ops_per_s: 32.7, avg_ms: 365 } });
+  assert.deepEqual(byName['azure-replicas'].variants.map((v) => [v.settings.replicas, v.settings.refresh_interval, v.lab.write_queue]), [[0, '30s', 12], [1, '30s', 12], [2, '30s', 12]]);
+  assert.deepEqual(byName['azure-shard-count'].variants.map((v) => v.settings.shards), [1, 2, 4, 8, 16, 32]);
+  assert.equal(byName['azure-shard-count'].expect[0].form, 'peak');
+  // Appbase: one shard per data node, the same size each; one replica where a second node holds it
+  const ab = byName['appbase-write-scaling'];
+  assert.deepEqual(ab.variants.map((v) => [v.lab.data_nodes_per_group, v.settings.shards, v.settings.replicas, v.lab.data_node.cpus, v.lab.groups]),
+    [[1, 1, 0, 0.4, 1], [2, 2, 1, 0.4, 1], [3, 3, 1, 0.4, 1], [4, 4, 1, 0.4, 1]]);
+  assert.deepEqual(ab.expect[0].x, [1, 2, 3, 4]);
+  // many-shards: one shard, no replica; QUICK the same sweep, smaller
+  const ms = byName['many-shards'];
+  assert.deepEqual(resolveSpec(ms).variants.map((v) => v.settings.indices), [250, 500, 1000, 2000]);
+  assert.deepEqual(resolveSpec(ms, { quick: true }).variants.map((v) => v.settings.indices), [10, 20, 40, 80]);
+  assert.ok(ms.variants.every((v) => v.settings.shards === 1 && v.settings.replicas === 0));
 });
 
 test('estimatedSeconds: windows per variant and repetition plus a build allowance and a warm-up pass per variant', () => {
@@ -250,4 +280,57 @@ test('measured order: one lab interleaves ABCABC; two labs take turns starting a
   const shaped = { shape: 'groups' };
   const off = { shape: 'off' };
   assert.deepEqual(measuredOrder([v('s1', shaped), v('o', off), v('s2', shaped)], 3), ['s1', 's2', 'o', 'o', 's1', 's2', 's1', 's2', 'o']);
+});
+
+// ---- the write workload (scenario: ingest) and curves over a numeric variable
+const ingestDoc = () => ({
+  ...structuredClone(base),
+  dataset: { profile: 'azure-logs' },
+  workload: { scenario: 'ingest', clients: 3, bulk_docs: 500, measure: '10s' },
+});
+
+test('an ingest spec: clients and bulk_docs, a document profile, no storefront knobs; the plan has no stores', () => {
+  const s = checkSpec(ingestDoc(), fixture('good-minimal'));
+  assert.equal(s.workload.scenario, 'ingest');
+  assert.equal(s.workload.clients, 3);
+  assert.equal(s.workload.bulk_docs, 500);
+  assert.equal(s.workload.quick.clients, 3);
+  const plan = resolveSpec(s, { quick: true });
+  assert.equal(plan.dataset.kind, 'log-events');
+  assert.equal(plan.dataset.stores, undefined);
+  assert.ok(estimatedSeconds(plan) > 0);
+  const d = ingestDoc();
+  delete d.workload.clients;
+  assert.equal(checkSpec(d, fixture('good-minimal')).workload.clients, 4, 'a default client count');
+});
+
+test('ingest and search settings do not mix, each refusal one line naming the field', () => {
+  const file = fixture('good-minimal');
+  const cases = [
+    [{ workload: { scenario: 'ingest', vus: 4 } }, 'workload.vus: not for scenario: ingest (it takes clients and bulk_docs)'],
+    [{ workload: { scenario: 'storefront', clients: 4 } }, 'workload.clients: only for scenario: ingest or many-shards (the storefront workload takes vus, think_ms or rate)'],
+    [{ workload: { scenario: 'ingest', model: 'open', rate: 5 } }, 'workload.model: scenario: ingest is closed (each client sends its next request when the last is answered)'],
+    [{ workload: { scenario: 'ingest', clients: 0 } }, 'workload.clients: must be a positive integer (got 0)'],
+  ];
+  for (const [change, message] of cases) {
+    throwsSpec(() => checkSpec({ ...ingestDoc(), ...change }, file), `${shownPath(file)}: ${message}`);
+  }
+  throwsSpec(() => checkSpec({ ...ingestDoc(), dataset: { profile: 'ci' } }, file), `${shownPath(file)}: dataset.profile: scenario: ingest writes documents of a document profile: ${profileNames().filter((n) => ['appbase-grammar', 'azure-logs'].includes(n)).join(', ')} (got "ci", a store profile)`);
+  assert.throws(() => checkSpec({ ...structuredClone(base), dataset: { profile: 'azure-logs' } }, file), /dataset.profile: the storefront workload searches stores of a store profile: .* \(got "azure-logs", a document profile for scenario: ingest or many-shards\)/);
+  assert.throws(() => checkSpec({ ...ingestDoc(), dataset: { profile: 'azure-logs', scale: 0.5 } }, file), /dataset.scale: not for scenario: ingest/);
+});
+
+test('a lab may set every node\'s write queue; linear and peak need x in rising order', () => {
+  const file = fixture('good-minimal');
+  const s = checkSpec({ ...ingestDoc(), lab: { write_queue: 12 } }, file);
+  assert.equal(s.variants[0].lab.write_queue, 12);
+  const three = [{ name: 'a', shards: 1 }, { name: 'b', shards: 2 }, { name: 'c', shards: 4 }];
+  const curve = (e) => checkSpec({ ...ingestDoc(), variants: three, expect: [{ claim: 'rises', metric: 'docs_per_s', ...e }] }, file);
+  assert.deepEqual(curve({ linear: ["a", "b", "c"], x: [1, 2, 4], x_label: "data nodes" }).expect[0], { claim: "rises", metric: "docs_per_s", form: "linear", direction: "linear", variants: ["a", "b", "c"], x: [1, 2, 4], x_label: "data nodes", min_r2: 0.9 });
+  assert.equal(curve({ peak: ['a', 'b', 'c'], x: [1, 2, 4] }).expect[0].form, 'peak');
+  assert.throws(() => curve({ linear: ['a', 'b', 'c'] }), /expect\[0\]\.x: missing/);
+  assert.throws(() => curve({ peak: ['a', 'b', 'c'], x: [1, 4, 2] }), /expect\[0\]\.x\[2\]: must be above the one before \(4; got 2\)/);
+  assert.throws(() => curve({ peak: ['a', 'b', 'c'], x: [1, 2] }), /expect\[0\]\.x: must list 3 to 3 numbers/);
+  assert.throws(() => curve({ peak: ['a', 'b', 'c'], x: [1, 2, 4], min_r2: 0.5 }), /expect\[0\]\.min_r2: only with linear/);
+  assert.throws(() => checkSpec({ ...ingestDoc(), lab: { write_queue: 0 } }, file), /lab\.write_queue: must be a positive integer \(got 0\)/);
 });

@@ -128,3 +128,62 @@ test('bound: a variant\'s mean held to a figure by its one-sided bootstrap bound
   [v] = verdicts(plan(1.1), { shaped: [{ by_set: {} }, null] });
   assert.equal(v.result, 'inconclusive');
 });
+
+// ---- curves over a numeric variable: linear (appbase-write-scaling), peak (azure-shard-count)
+const ing = (...docs) => docs.map((d) => ({ ingest: { docs_per_s: d } }));
+const linearPlan = (minR2 = 0.9) => ({
+  confidence: 0.95,
+  expect: [{ claim: 'writes grow linearly with nodes', metric: 'docs_per_s', form: 'linear', direction: 'linear', variants: ['n1', 'n2', 'n3', 'n4'], x: [1, 2, 3, 4], min_r2: minR2 }],
+});
+
+test('linear reproduced: a straight rise, slope interval above 0, R2 of the means reported', () => {
+  const [v] = verdicts(linearPlan(), { n1: ing(1000, 1050, 980), n2: ing(2000, 2050, 1980), n3: ing(3010, 2990, 3050), n4: ing(4000, 3950, 4020) });
+  assert.equal(v.result, 'reproduced');
+  assert.equal(v.form, 'linear');
+  assert.deepEqual(v.x, [1, 2, 3, 4]);
+  assert.ok(v.statistic.slope > 900 && v.statistic.slope < 1100, `slope ${v.statistic.slope}`);
+  assert.ok(v.statistic.r2 > 0.99);
+  assert.ok(v.statistic.slope_low > 0);
+  assert.equal(v.statistic.cap_at, null);
+  assert.match(v.reason, /rose in a line with x/);
+});
+
+test('linear not reproduced when it rises but bends (a laptop out of cores): the cap is named', () => {
+  const [v] = verdicts(linearPlan(0.97), { n1: ing(1000, 1010, 990), n2: ing(1900, 1910, 1890), n3: ing(2100, 2110, 2090), n4: ing(2150, 2160, 2140) });
+  assert.equal(v.result, 'not_reproduced');
+  assert.match(v.reason, /not in a line: R² .* < 0.97/);
+  assert.equal(v.statistic.cap_at, 2);
+});
+
+test('linear not reproduced when nothing rises; inconclusive on noise', () => {
+  const [flat] = verdicts(linearPlan(), { n1: ing(2000, 2010, 1990), n2: ing(1900, 1910, 1890), n3: ing(1800, 1810, 1790), n4: ing(1700, 1710, 1690) });
+  assert.equal(flat.result, 'not_reproduced');
+  assert.match(flat.reason, /did not rise with x/);
+  const [noise] = verdicts(linearPlan(), { n1: ing(1000, 3000, 2000), n2: ing(3000, 1000, 2000), n3: ing(2000, 3000, 1000), n4: ing(1000, 2000, 3000) });
+  assert.equal(noise.result, 'inconclusive');
+});
+
+const peakPlan = { confidence: 0.95, expect: [{ claim: 'a tipping point', metric: 'docs_per_s', form: 'peak', direction: 'peak', variants: ['s1', 's2', 's4', 's8', 's16'], x: [1, 2, 4, 8, 16] }] };
+
+test('peak reproduced: a clear rise to an inner variant, then a clear fall', () => {
+  const [v] = verdicts(peakPlan, { s1: ing(100, 105, 102), s2: ing(200, 205, 198), s4: ing(300, 310, 305), s8: ing(250, 255, 248), s16: ing(150, 160, 155) });
+  assert.equal(v.result, 'reproduced');
+  assert.equal(v.statistic.peak_variant, 's4');
+  assert.equal(v.statistic.peak_x, 4);
+  assert.match(v.reason, /rose to the best mean at x = 4 \(s4\), then fell/);
+});
+
+test('peak not reproduced when the best is an end of the sweep and the whole sweep trends to it', () => {
+  const [v] = verdicts(peakPlan, { s1: ing(100, 105, 102), s2: ing(200, 205, 198), s4: ing(300, 310, 305), s8: ing(400, 410, 405), s16: ing(500, 510, 505) });
+  assert.equal(v.result, 'not_reproduced');
+  assert.equal(v.statistic.peak_variant, 's16');
+  assert.match(v.reason, /no tipping point within the sweep/);
+  const [first] = verdicts(peakPlan, { s1: ing(500, 505, 502), s2: ing(400, 405, 398), s4: ing(300, 310, 305), s8: ing(200, 210, 205), s16: ing(100, 110, 105) });
+  assert.equal(first.result, 'not_reproduced');
+  assert.match(first.reason, /the smallest x: no rise/);
+});
+
+test('peak inconclusive when the fall after an inner best is noise', () => {
+  const [v] = verdicts(peakPlan, { s1: ing(100, 105, 102), s2: ing(200, 205, 198), s4: ing(300, 310, 305), s8: ing(305, 290, 299), s16: ing(280, 309, 300) });
+  assert.equal(v.result, 'inconclusive');
+});

@@ -24,18 +24,22 @@ function cpuTicks(pid) {
  * Runs k6 for one repetition. Returns { figures, timeline, k6CpuSeconds, measureWallMs, exitCode }.
  * `signal` (AbortSignal) stops k6 at once (Ctrl-C of the run).
  */
-export async function runK6({ k6, script, esUrl, workload, tenants, dir, runId, signal, onMeasureStart, burst = null }) {
-  const tenantsFile = join(dir, 'tenants.json');
-  writeFileSync(tenantsFile, JSON.stringify(tenants));
+export async function runK6({ k6, script, esUrl, workload, tenants = null, dir, runId, signal, onMeasureStart, burst = null, extraEnv = {}, figures = figuresOf }) {
   const samples = join(dir, 'samples.json');
   const env = {
     PATH: process.env.PATH, HOME: process.env.HOME, K6_NO_USAGE_REPORT: 'true',
-    ES_URL: esUrl, TENANTS_FILE: tenantsFile, RESULTS_DIR: dir, RUN_ID: runId,
+    ES_URL: esUrl, RESULTS_DIR: dir, RUN_ID: runId,
     RAMP_UP: workload.ramp_up, WARMUP: workload.warmup, MEASURE: workload.measure,
-    THINK_MS: String(workload.think_ms ?? 0), PROFILE_TENANTS: String(tenants.length),
+    ...extraEnv,
   };
+  // the storefront's stores and their aliases (the ingest workload has none: its index is in extraEnv)
+  if (tenants) {
+    const tenantsFile = join(dir, 'tenants.json');
+    writeFileSync(tenantsFile, JSON.stringify(tenants));
+    Object.assign(env, { TENANTS_FILE: tenantsFile, THINK_MS: String(workload.think_ms ?? 0), PROFILE_TENANTS: String(tenants.length) });
+  }
   if (workload.model === 'open') env.RATE = String(workload.rate);
-  else env.VUS = String(workload.vus);
+  else if (workload.vus) env.VUS = String(workload.vus);
   if (burst) {
     // the crawler on the biggest odd store (on g1 when the odd stores' index is there)
     // (a closed-loop variant names its store: set 'target')
@@ -84,7 +88,8 @@ export async function runK6({ k6, script, esUrl, workload, tenants, dir, runId, 
   const k6CpuSeconds = atMeasure?.ticks != null && last != null ? (last - atMeasure.ticks) / TICKS_PER_S : null;
   const timelines = await timelinesOf(samples);
   return {
-    figures: figuresOf(summary, workload.measure_s),
+    figures: figures(summary, workload.measure_s),
+    summary,
     timeline: timelines.all,
     timelineBySet: timelines.bySet,
     // every measured request: [epoch ms, duration ms, store set], for figures over spans only

@@ -1,0 +1,89 @@
+// ingest: the write workload of the ingest experiments (packages/experiments runs it, one k6
+// process per repetition), as the Azure ingestion guidance's JMeter test ran it: CLIENTS
+// concurrent clients, each sending one bulk request after the other, with no think time, every
+// bulk DOCS_PER_BULK documents into INDEX. Two scenarios, so warm-up never reaches the figures:
+//   warmup   ramps up to CLIENTS over RAMP_UP, then holds them for WARMUP: discarded
+//   measure  the measured window: MEASURE with CLIENTS, started when warmup ends
+// The bulk bodies are made by the runner (seed-data's document profiles) into BODIES_FILE (a
+// JSON list of NDJSON bodies), so k6 spends its CPU sending, not generating; the clients take
+// turns over them, and each document gets an id from Elasticsearch. The clients are spread over
+// the data nodes (ES_URLS, as the guidance's load balancer did).
+//
+// Every bulk's items are counted, never retried (lib/bulk-items.js): docs_indexed, docs_rejected
+// (429: a full write queue or indexing pressure), docs_failed. The thresholds only make k6 compute the measured
+// window's submetrics (they cannot fail): the verdict is the runner's.
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { SharedArray } from 'k6/data';
+import { Counter } from 'k6/metrics';
+import { env, envDuration, envNumber, seconds, checkedUrl } from './lib/config.js';
+import { BULK_QUERY, bulkItems } from './lib/bulk-items.js';
+
+export { handleSummary } from './lib/summary.js';
+
+const RAMP_UP = envDuration('RAMP_UP', '5s');
+const WARMUP = envDuration('WARMUP', '10s');
+const MEASURE = envDuration('MEASURE', '30s');
+const CLIENTS = envNumber('CLIENTS', 4, { min: 1, integer: true });
+const DOCS_PER_BULK = envNumber('DOCS_PER_BULK', 1000, { min: 1, integer: true });
+const INDEX = env('INDEX', '');
+if (!/^[a-z0-9][a-z0-9._-]*$/.test(INDEX)) throw new Error(`INDEX=${INDEX}: want the name of the index to write to`);
+const URLS = String(env('ES_URLS', env('ES_URL', 'http://127.0.0.1:9200'))).split(',').filter(Boolean).map((u, i) => checkedUrl(`ES_URLS[${i}]`, u));
+const warmupEnds = `${seconds(RAMP_UP) + seconds(WARMUP)}s`;
+
+const bodies = new SharedArray('bulk bodies', () => {
+  const list = JSON.parse(open(env('BODIES_FILE', '')));
+  if (!Array.isArray(list) || !list.length) throw new Error('BODIES_FILE: want a JSON list of bulk bodies');
+  return list;
+});
+
+const indexed = new Counter('docs_indexed');
+const rejected = new Counter('docs_rejected');
+const failed = new Counter('docs_failed');
+const bulksRejected = new Counter('bulks_rejected');
+
+const always = (stat) => [`${stat}>=0`];
+export const options = {
+  scenarios: {
+    warmup: {
+      executor: 'ramping-vus', startVUs: 0, gracefulRampDown: '0s', exec: 'bulk',
+      stages: [{ duration: RAMP_UP, target: CLIENTS }, { duration: WARMUP, target: CLIENTS }],
+    },
+    // a bulk in flight when the window ends is waited for (gracefulStop), and counted: its
+    // documents are in the index either way
+    measure: { executor: 'constant-vus', vus: CLIENTS, duration: MEASURE, exec: 'bulk', startTime: warmupEnds, gracefulStop: '60s' },
+  },
+  thresholds: {
+    'http_req_duration{scenario:measure}': always('max'),
+    'http_reqs{scenario:measure}': always('count'),
+    'http_req_failed{scenario:measure}': always('rate'),
+    'docs_indexed{scenario:measure}': always('count'),
+    'docs_rejected{scenario:measure}': always('count'),
+    'docs_failed{scenario:measure}': always('count'),
+    'bulks_rejected{scenario:measure}': always('count'),
+  },
+  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(50)', 'p(95)', 'p(99)', 'count'],
+  noUsageReport: true,
+};
+
+const PARAMS = {
+  headers: { 'Content-Type': 'application/x-ndjson' },
+  timeout: '120s',
+  tags: { name: 'bulk' },
+  // a 429 is an answer the figures count (rejections), not a failed request of the generator
+  responseCallback: http.expectedStatuses(200, 429),
+};
+
+/** One bulk: send it, count its items. */
+export function bulk() {
+  const vu = exec.vu.idInTest;
+  const body = bodies[(exec.scenario.iterationInTest + vu) % bodies.length];
+  const res = http.post(`${URLS[(vu - 1) % URLS.length]}/${INDEX}/_bulk${BULK_QUERY}`, body, PARAMS);
+  const n = bulkItems(res, DOCS_PER_BULK);
+  indexed.add(n.indexed);
+  rejected.add(n.rejected);
+  failed.add(n.failed);
+  if (res.status === 429) bulksRejected.add(1);
+}
+
+export default bulk;
