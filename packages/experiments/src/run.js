@@ -233,7 +233,7 @@ export async function runExperiment(opts) {
     };
     const warmUp = async (v) => {
       check();
-      log(`warm-up pass: ${v.name} (${plan.workload.ramp_up} + ${plan.workload.warmup}, not measured)`);
+      log(manyShards ? `warm-up pass: ${v.name} (${Math.min(20, v.settings.indices)} indices made and deleted, not measured)` : `warm-up pass: ${v.name} (${plan.workload.ramp_up} + ${plan.workload.warmup}, not measured)`);
       const warmDir = join(dir, 'repetitions', `00-warmup-${v.name}`);
       mkdirSync(warmDir, { recursive: true });
       if (manyShards) {

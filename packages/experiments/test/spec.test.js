@@ -231,10 +231,10 @@ test('the delivered write experiments: document profiles, at most 20 minutes eac
     assert.ok(['azure-logs', 'appbase-grammar'].includes(full.dataset.profile), name);
     assert.ok(estimatedSeconds(full) <= 20 * 60, `${name}: ${estimatedSeconds(full)} s in full`);
     assert.ok(estimatedSeconds(resolveSpec(s, { quick: true, repeat: 1 })) < 3 * 60, `${name} QUICK: ${estimatedSeconds(resolveSpec(s, { quick: true, repeat: 1 }))} s`);
-    assert.ok(full.repetitions >= 3, name);
+    assert.ok(full.repetitions >= (name === 'many-shards' ? 2 : 3), name);
   }
   assert.deepEqual(byName['azure-refresh'].source.published, { r1s: { bulk_ops_per_s: 26.0, avg_ms: 460 }, r30s: { bulk_ops_per_s: 32.7, avg_ms: 365 } });
-  assert.deepEqual(byName['azure-replicas'].variants.map((v) => [v.settings.replicas, v.settings.refresh_interval, v.lab.write_queue]), [[0, '30s', 12], [1, '30s', 12], [2, '30s', 12]]);
+  assert.deepEqual(byName['azure-replicas'].variants.map((v) => [v.settings.replicas, v.settings.refresh_interval, v.lab.write_queue]), [[0, '30s', 20], [1, '30s', 20], [2, '30s', 20]]);
   assert.deepEqual(byName['azure-shard-count'].variants.map((v) => v.settings.shards), [1, 2, 4, 8, 16, 32]);
   assert.equal(byName['azure-shard-count'].expect[0].form, 'peak');
   // Appbase: one shard per data node, the same size each; one replica where a second node holds it
@@ -244,7 +244,7 @@ test('the delivered write experiments: document profiles, at most 20 minutes eac
   assert.deepEqual(ab.expect[0].x, [1, 2, 3, 4]);
   // many-shards: one shard, no replica; QUICK the same sweep, smaller
   const ms = byName['many-shards'];
-  assert.deepEqual(resolveSpec(ms).variants.map((v) => v.settings.indices), [250, 500, 1000, 2000]);
+  assert.deepEqual(resolveSpec(ms).variants.map((v) => v.settings.indices), [200, 400, 800, 1600]);
   assert.deepEqual(resolveSpec(ms, { quick: true }).variants.map((v) => v.settings.indices), [10, 20, 40, 80]);
   assert.ok(ms.variants.every((v) => v.settings.shards === 1 && v.settings.replicas === 0));
 });
