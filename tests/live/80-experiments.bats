@@ -236,7 +236,7 @@ quick_own_lab() {
   assert_output --partial "NAME= is required"
   run make -s experiment NAME=h9-nothing
   assert_failure 2
-  assert_output --partial "unknown experiment 'h9-nothing': pick one of explorium-shards-replicas, h1-shard-count, h2-split-index, h3-index-groups"
+  assert_output --partial "unknown experiment 'h9-nothing': pick one of appbase-write-scaling, azure-refresh, azure-replicas, azure-shard-count, explorium-shards-replicas, h1-shard-count, h2-split-index, h3-index-groups, many-shards"
   run make -s experiment NAME=h2-split-index REPEAT=many
   assert_failure 2
   assert_output --partial "REPEAT: must be an integer"

@@ -143,6 +143,9 @@ test('a spec\'s lab -> lab.env keys: the master kept, data nodes by group with p
   assert.equal(sized.LAB_NODES, 'es-master,es-data-1,es-data-2');
   assert.deepEqual([sized.ES_DATA_1_GROUP, sized.ES_DATA_2_GROUP, sized.ES_DATA_2_CPUS], ['g1', 'g2', '0.5']);
   assert.equal(describeLab({ groups: 2, data_nodes_per_group: 2, data_node: { cpus: 0.5, mem: '1g' }, shape: 'off' }), '2 groups x 2 data nodes, 0.5 cores, 1g memory each, SHAPE=off');
+  // every node's write queue: lab.env's ES_WRITE_QUEUE, which both runtimes render
+  assert.equal(labEnvOf({ write_queue: 20 }, env).ES_WRITE_QUEUE, '20');
+  assert.equal(describeLab({ data_node: { cpus: 0.5 }, write_queue: 20 }), '0.5 cores each, write queue 20');
 });
 
 test('two labs differ in structure only when their nodes, roles or groups do', () => {
