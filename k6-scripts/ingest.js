@@ -4,9 +4,9 @@
 // bulk DOCS_PER_BULK documents into INDEX. Two scenarios, so warm-up never reaches the figures:
 //   warmup   ramps up to CLIENTS over RAMP_UP, then holds them for WARMUP: discarded
 //   measure  the measured window: MEASURE with CLIENTS, started when warmup ends
-// The bulk bodies are made by the runner (seed-data's document profiles) into BODIES_FILE (a
-// JSON list of NDJSON bodies), so k6 spends its CPU sending, not generating; the clients take
-// turns over them, and each document gets an id from Elasticsearch. The clients are spread over
+// The bulk bodies are made by the runner (seed-data's document profiles) as NDJSON files in
+// BODIES_DIR (bulk-000.ndjson...), so k6 spends its CPU sending, not generating; each client takes
+// turns over a few of its own, and each document gets an id from Elasticsearch. The clients are spread over
 // the data nodes (ES_URLS, as the guidance's load balancer did).
 //
 // Every bulk's items are counted, never retried (lib/bulk-items.js): docs_indexed, docs_rejected
@@ -14,7 +14,6 @@
 // window's submetrics (they cannot fail): the verdict is the runner's.
 import http from 'k6/http';
 import exec from 'k6/execution';
-import { SharedArray } from 'k6/data';
 import { Counter } from 'k6/metrics';
 import { env, envDuration, envNumber, seconds, checkedUrl } from './lib/config.js';
 import { BULK_QUERY, bulkItems } from './lib/bulk-items.js';
@@ -31,11 +30,17 @@ if (!/^[a-z0-9][a-z0-9._-]*$/.test(INDEX)) throw new Error(`INDEX=${INDEX}: want
 const URLS = String(env('ES_URLS', env('ES_URL', 'http://127.0.0.1:9200'))).split(',').filter(Boolean).map((u, i) => checkedUrl(`ES_URLS[${i}]`, u));
 const warmupEnds = `${seconds(RAMP_UP) + seconds(WARMUP)}s`;
 
-const bodies = new SharedArray('bulk bodies', () => {
-  const list = JSON.parse(open(env('BODIES_FILE', '')));
-  if (!Array.isArray(list) || !list.length) throw new Error('BODIES_FILE: want a JSON list of bulk bodies');
-  return list;
-});
+// Each client holds a few bodies of its own as bytes (k6 sends an ArrayBuffer as it is): a bulk
+// of 1,000 log events is ~500 KB, and reading it per request from a SharedArray (a JSON copy of
+// the string each time) cost k6 more CPU than the request itself. Every file is opened once in
+// the first init (k6 allows a VU to open only files opened there).
+const BODIES_DIR = env('BODIES_DIR', '');
+const BODIES_COUNT = envNumber('BODIES_COUNT', 1, { min: 1, integer: true });
+const PER_CLIENT = 4;
+const bodyFile = (i) => `${BODIES_DIR}/bulk-${String(i).padStart(3, '0')}.ndjson`;
+const bodies = [];
+if (__VU === 0) for (let i = 0; i < BODIES_COUNT; i++) open(bodyFile(i), 'b');
+else for (let j = 0; j < Math.min(PER_CLIENT, BODIES_COUNT); j++) bodies.push(open(bodyFile(((__VU - 1) * PER_CLIENT + j) % BODIES_COUNT), 'b'));
 
 const indexed = new Counter('docs_indexed');
 const rejected = new Counter('docs_rejected');
@@ -77,7 +82,7 @@ const PARAMS = {
 /** One bulk: send it, count its items. */
 export function bulk() {
   const vu = exec.vu.idInTest;
-  const body = bodies[(exec.scenario.iterationInTest + vu) % bodies.length];
+  const body = bodies[exec.vu.iterationInScenario % bodies.length];
   const res = http.post(`${URLS[(vu - 1) % URLS.length]}/${INDEX}/_bulk${BULK_QUERY}`, body, PARAMS);
   const n = bulkItems(res, DOCS_PER_BULK);
   indexed.add(n.indexed);

@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem, type, release } from 'node:os';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
@@ -172,18 +172,23 @@ export async function runExperiment(opts) {
 
   const write = () => writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   // the ingest bulks: made once (deterministic, the run's seed), outside the results folder
-  let bodiesDir = null, bodiesFile = null, docProfile = null;
+  let bodiesDir = null, bodiesFile = null, docProfile = null, bodiesCount = 0;
   const ingestUrls = new Map();
   if (ingest) {
     bodiesDir = mkdtempSync(join(tmpdir(), 'tenantlab-ingest-'));
     bodiesFile = join(bodiesDir, 'bodies.json');
     const perBulk = manyShards ? plan.workload.docs_per_index : plan.workload.bulk_docs;
-    docProfile = manyShards
-      ? writeManyShardsFixture(bodiesFile, { profile: plan.dataset.profile, seed: plan.dataset.seed, docsPerIndex: perBulk })
-      : writeBodies(bodiesFile, { profile: plan.dataset.profile, seed: plan.dataset.seed, docsPerBulk: perBulk });
-    const written = JSON.parse(readFileSync(bodiesFile, 'utf8'));
-    const bodies = manyShards ? written.bulks : written;
-    const bulkBytes = bodies.reduce((a, b) => a + Buffer.byteLength(b), 0) / bodies.length;
+    let bulkBytes;
+    if (manyShards) {
+      docProfile = writeManyShardsFixture(bodiesFile, { profile: plan.dataset.profile, seed: plan.dataset.seed, docsPerIndex: perBulk });
+      const { bulks } = JSON.parse(readFileSync(bodiesFile, 'utf8'));
+      bulkBytes = bulks.reduce((a, b) => a + Buffer.byteLength(b), 0) / bulks.length;
+    } else {
+      const w = writeBodies(bodiesDir, { profile: plan.dataset.profile, seed: plan.dataset.seed, docsPerBulk: perBulk });
+      docProfile = w.profile;
+      bodiesCount = w.count;
+      bulkBytes = w.bytes / w.count;
+    }
     Object.assign(results.environment.data, { bulk_bytes: Math.round(bulkBytes), document_bytes: Math.round(bulkBytes / perBulk - '{"index":{}}\n'.length - 1) });
   }
   const check = () => { if (signal?.aborted) throw new RunError('interrupted', 130); };
@@ -268,7 +273,7 @@ export async function runExperiment(opts) {
       }
     };
     const ingestEnv = (v, index) => ({
-      ES_URLS: ingestUrls.get(v.name).join(','), INDEX: index, BODIES_FILE: bodiesFile,
+      ES_URLS: ingestUrls.get(v.name).join(','), INDEX: index, BODIES_DIR: bodiesDir, BODIES_COUNT: String(bodiesCount),
       CLIENTS: String(plan.workload.clients), DOCS_PER_BULK: String(plan.workload.bulk_docs),
     });
     const manyShardsEnv = (v, prefixR, count) => ({

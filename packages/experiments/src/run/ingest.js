@@ -20,11 +20,15 @@ export const BODY_POOL = 40;
 /** The index of one repetition (round 0: the warm-up pass), under the run's prefix. */
 export const ingestIndexName = (runId, variant, round) => experimentIndexName(runId, variant, round);
 
-/** The bulk bodies of a run, written once to `file` for every repetition's k6. */
-export function writeBodies(file, { profile, seed, docsPerBulk, bodies = BODY_POOL }) {
+/**
+ * The bulk bodies of a run, written once into `dir` (bulk-000.ndjson, ...) for every repetition's
+ * k6 (k6-scripts/ingest.js: BODIES_DIR, BODIES_COUNT). -> { profile, count, bytes }
+ */
+export function writeBodies(dir, { profile, seed, docsPerBulk, bodies = BODY_POOL }) {
   const p = loadDocumentProfile(profile);
-  writeFileSync(file, JSON.stringify(bulkBodies({ profile: p, seed, bodies, docsPerBulk })));
-  return p;
+  const list = bulkBodies({ profile: p, seed, bodies, docsPerBulk });
+  list.forEach((body, i) => writeFileSync(join(dir, `bulk-${String(i).padStart(3, '0')}.ndjson`), body));
+  return { profile: p, count: list.length, bytes: list.reduce((a, b) => a + Buffer.byteLength(b), 0) };
 }
 
 /** Creates the empty index of a repetition: the variant's settings, the profile's mapping. */
