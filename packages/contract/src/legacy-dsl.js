@@ -220,17 +220,24 @@ export function findStore(body, field = 'store_id') {
   return found.size ? [...found][0] : null;
 }
 
-/** The query with every term / single-value terms on `field` set to `value` (the lab tenant's). */
-export function replaceStore(body, from, to, field = 'store_id') {
+/**
+ * The query with every term / single-value terms on `field` naming store `from` set to `to` (the
+ * lab tenant's), on the lab's store field `toField`.
+ */
+export function replaceStore(body, from, to, field = 'store_id', toField = field) {
   const visit = (node) => {
     if (Array.isArray(node)) return node.map(visit);
     if (!isObj(node)) return node;
     const out = {};
     for (const [k, v] of Object.entries(node)) {
+      const rename = (obj, value) => {
+        const { [field]: _, ...rest } = obj;
+        return { ...rest, [toField]: value };
+      };
       if (k === 'term' && isObj(v) && v[field] !== undefined && String(isObj(v[field]) ? v[field].value : v[field]) === from) {
-        out.term = { ...v, [field]: isObj(v[field]) ? { ...v[field], value: to } : to };
+        out.term = rename(v, isObj(v[field]) ? { ...v[field], value: to } : to);
       } else if (k === 'terms' && isObj(v) && Array.isArray(v[field]) && v[field].length === 1 && String(v[field][0]) === from) {
-        out.terms = { ...v, [field]: [to] };
+        out.terms = rename(v, [to]);
       } else out[k] = visit(v);
     }
     return out;

@@ -4,14 +4,16 @@
 //
 //   TIMESTAMP.MS  epoch seconds, a dot, exactly three digits of milliseconds (1735689600.123)
 //   SEARCH_TYPE   [a-z][a-z0-9_-]*: product, aggregated, category, autocomplete (others allowed)
-//   JSON_QUERY    a complete _search body on one line; the store is the term filter on
-//                 store_id inside query.bool.filter, and the search goes to its alias
-//                 tenant-<store_id>
+//   JSON_QUERY    a complete _search body on one line; the store is its term filter on
+//                 store_id (in query.bool.filter, must or a nested bool), and the search goes
+//                 to its alias tenant-<store_id>. A real platform's log (other store ids, a
+//                 legacy DSL) is made ready first: replay-prep.js
 //
 // Only the first two '|' separate fields: the JSON may contain '|' itself. Lines that are empty
 // or start with '#' are skipped. The seeder writes logs with formatLine and the k6 replay reads
 // them with parseLog: both import this file (plain ES module, no Node APIs).
 import { aliasFor, statsGroupFor } from './naming.js';
+import { findStore } from './legacy-dsl.js';
 
 export const SEARCH_TYPES = Object.freeze(['product', 'aggregated', 'category', 'autocomplete']);
 
@@ -31,14 +33,17 @@ export function formatLine({ timestampMs, type, query }) {
   return `${ts}|${type}|${JSON.stringify(query)}`;
 }
 
-/** The store a query is for: the store_id term filter (term value or {value}). */
+/**
+ * The store a query is for: its store_id term (or one-value terms), wherever a storefront puts it:
+ * query.bool.filter, must, nested bools, post_filter (legacy-dsl.js findStore). null when none;
+ * a query naming two stores has none either (it belongs to no one tenant).
+ */
 export function storeIdOf(query) {
-  const filters = query && query.query && query.query.bool && query.query.bool.filter;
-  for (const f of Array.isArray(filters) ? filters : filters ? [filters] : []) {
-    const v = f && f.term && f.term.store_id;
-    if (v !== undefined) return typeof v === 'object' && v !== null ? String(v.value) : String(v);
+  try {
+    return findStore(query, 'store_id');
+  } catch {
+    return null;
   }
-  return null;
 }
 
 /** Parses one line; null for blank lines and comments; throws QueryLogError otherwise. */
@@ -60,7 +65,7 @@ export function parseLine(line, lineNo = 0) {
   }
   if (query === null || typeof query !== 'object' || Array.isArray(query)) throw new QueryLogError('query must be a JSON object', lineNo);
   const storeId = storeIdOf(query);
-  if (!storeId) throw new QueryLogError('query has no store_id term filter in query.bool.filter', lineNo);
+  if (!storeId) throw new QueryLogError('query has no store_id term filter (in query.bool.filter, must or a nested bool)', lineNo);
   return { timestampMs: Number(m[1]) * 1000 + Number(m[2]), type, query, storeId };
 }
 
