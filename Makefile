@@ -106,7 +106,7 @@ load-bot: ## A search-bot burst crawling every category page of TENANT= [BOT_RAT
 load-writes: ## Catalog writes: price/inventory bulks, catalog re-submission [BULK_SIZE= WRITE_RATE= RESUBMIT=]
 	@SCENARIO=writes k6-scripts/run.sh
 
-replay: ## Replay a query log LOG= (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY) [SPEED=2|max BAD_LINES=skip|stop]
+replay: ## Replay a query log LOG= (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY) [SPEED=2|max BAD_LINES=skip|stop TRANSLATE=on|off STORE_MAP=rank|hash|FILE STORE_FIELD=store_id]
 	@SCENARIO=replay k6-scripts/run.sh
 
 ## ---- Generated files ----

@@ -9,6 +9,9 @@
 //                               reported with its line number, then skipped (default) or stops
 //                               the run (non-zero exit)
 //   DURATION=                   upper bound of the replay (default: the log's span / SPEED + 30s)
+// run.sh hands it the log made ready for the lab (packages/contract/bin/replay-prepare: legacy DSL
+// translated, foreign stores mapped onto the lab's tenants, the same line numbers); LOG_SHOWN is
+// the user's file, named in every message.
 //
 //   make replay LOG=queries.log SPEED=4
 
@@ -85,6 +88,8 @@ export const options = baseOptions({
 
 const lag = new Trend('replay_lag', true);
 const skipped = new Counter('replay_skipped');
+// hits returned: a translated legacy query that runs but finds nothing shows here
+const hitsFound = new Counter('replay_hits');
 
 export function setup() {
   const known = Object.fromEntries(allocatorTenants().map((t) => [t.id, t]));
@@ -118,7 +123,8 @@ export function replay(data) {
   const req = searchRequestOf(e);
   const tg = { tenant: t.id, index_group: t.group || 'none', query_type: e.type, name: e.type };
   const res = http.post(`${ES_URL}/${ALIAS || req.index}/_search`, JSON.stringify(req.body), { headers: JSON_HEADERS, tags: tg, timeout: '30s' });
-  checkSearch(res, t.id, { aggs: !!(e.query.aggs || e.query.aggregations) }, tg);
+  const body = checkSearch(res, t.id, { aggs: !!(e.query.aggs || e.query.aggregations) }, tg);
+  if (body && body.hits && body.hits.hits) hitsFound.add(body.hits.hits.length);
 }
 
 import { sleep } from 'k6';

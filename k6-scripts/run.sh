@@ -4,6 +4,7 @@
 #   SCENARIO=mixed|storefront|bot|writes|replay (default mixed)   DURATION=1m (max LOAD_MAX_DURATION)
 #   RATE= page views/s or VUS= shoppers   TENANT= one tenant   TENANTS= ids or globs (k6dev-*)
 #   BOT=1 (mixed: a bot burst mid-run)    LOG= SPEED= BAD_LINES=skip|stop (replay)
+#   TRANSLATE=on|off STORE_MAP=rank|hash|FILE STORE_FIELD=store_id (replay: a real platform's log)
 #   ... and every knob of the scripts (k6-scripts/README.md), from the environment.
 #
 # Checks the allocator and the cluster answer, the inputs make sense (one clear line and exit 2
@@ -86,6 +87,20 @@ run_id="$(date -u +%Y%m%dT%H%M%SZ)-$scenario-$$"
 results="$LAB_DIR/results/$run_id"
 mkdir -p "$results"
 
+# A real platform's log made ready for the lab (packages/contract/bin/replay-prepare): legacy DSL
+# translated (TRANSLATE=off: as it is), the store found anywhere (STORE_FIELD), the log's stores
+# mapped onto the lab's tenants (STORE_MAP=rank|hash|FILE; the identity when they are the lab's
+# own), the same line numbers; the store map and the rewrite counts written beside the summary.
+if [[ "$scenario" == replay ]]; then
+  printf '%s\n' "$tenants_json" >"$results/tenants.json"
+  prepared="$(node "$LAB_ROOT/packages/contract/bin/replay-prepare" --log "$LOG" --tenants "$results/tenants.json" --out "$results" \
+    --translate "${TRANSLATE:-on}" --store-field "${STORE_FIELD:-store_id}" --store-map "${STORE_MAP:-rank}" \
+    --mapping "$LAB_ROOT/allocator/schema/products-mapping.json")" || { rm -rf "$results"; exit 2; }
+  say "$prepared"
+  LOG_SHOWN="$LOG" LOG="$results/prepared.log"
+  export LOG LOG_SHOWN
+fi
+
 export K6_NO_USAGE_REPORT=true
 export K6_PROMETHEUS_RW_TREND_STATS='p(95),p(99),avg'
 out=()
@@ -118,7 +133,7 @@ if [[ "$runtime" == compose ]]; then
   mounts=(-v "$results:/results")
   if [[ "$scenario" == replay ]]; then
     mounts+=(-v "$LOG:/log/queries.log:ro")
-    env_args+=(-e LOG=/log/queries.log -e LOG_SHOWN="$LOG")
+    env_args+=(-e LOG=/log/queries.log -e LOG_SHOWN="$LOG_SHOWN")
   fi
   timeout --foreground --kill-after=15s "$bound" \
     "${dc[@]}" --project-directory "$LAB_ROOT" "${files[@]}" --env-file "$LAB_ENV_FILE" --profile load \

@@ -155,6 +155,41 @@ count() {
   refute_output --partial "verdict: PASS"
 }
 
+@test "replay: an Elasticsearch 1.x log of another platform's stores (the article's shape) is translated, mapped onto the lab's tenants, and replays clean" {
+  # every store of the log onto the two tenants with a catalog (a file of pairs), so hits are certain
+  local pairs="$BATS_TEST_TMPDIR/pairs" summary dir
+  printf '123456 %s\n234567 %s\n345678 %s\n456789 %s\n567890 %s\n678901 %s\n789012 %s\n890123 %s\n' \
+    "$TA" "$TB" "$TA" "$TB" "$TA" "$TB" "$TA" "$TB" >"$pairs"
+  SCENARIO=replay LOG="$FIXTURES/queries-legacy.log" SPEED=max STORE_MAP="$pairs" run "$RUN"
+  assert_success
+  assert_output --partial "replay: 60 of 62 lines usable; 8 stores mapped (file); rewrites: legacy-flags 54, query-options 54, filtered 60, sort-unmapped 60, missing 6, and-or-not 6, fields 6"
+  assert_output --partial "replay: 60 queries of $REPO/$FIXTURES/queries-legacy.log"
+  assert_output --partial "verdict: PASS"
+  summary="$(summary_of "$output")"
+  dir="$(dirname "$summary")"
+  assert_equal "$(jq -r '.metrics.http_req_failed.values.passes' "$summary")" 0
+  assert_equal "$(jq -r '.metrics.checks.values.fails' "$summary")" 0
+  [[ "$(jq -r '.metrics.replay_hits.values.count // 0' "$summary")" -gt 0 ]] || fail "no hit from the translated queries"
+  assert_equal "$(jq -r '.metrics.cross_tenant_hits.values.count // 0' "$summary")" 0
+  # the store map and the rewrite counts beside the summary
+  assert_equal "$(jq -r '.mode + " " + .pairs["123456"]' "$dir/store-map.json")" "file $TA"
+  assert_equal "$(jq -r '.rewrites.filtered' "$dir/translation.json")" 60
+}
+
+@test "replay: a log with no usable line, a bad STORE_MAP, a bad TRANSLATE: one line, exit 2, no stack trace" {
+  printf '1735689600.100|product|{"query":{"match_all":{}}}\n' >"$BATS_TEST_TMPDIR/nostore.log"
+  SCENARIO=replay LOG="$BATS_TEST_TMPDIR/nostore.log" run "$RUN"
+  assert_failure 2
+  assert_output --partial "error: no usable line in $BATS_TEST_TMPDIR/nostore.log: 1 without a store_id term (line 1; another store field? STORE_FIELD=)"
+  refute_output --partial "    at "
+  SCENARIO=replay LOG="$FIXTURES/queries-legacy.log" STORE_MAP=nearest run "$RUN"
+  assert_failure 2
+  assert_output --partial "error: STORE_MAP=nearest: use rank (the default), hash, or the path of a file"
+  SCENARIO=replay LOG="$FIXTURES/queries-legacy.log" TRANSLATE=maybe run "$RUN"
+  assert_failure 2
+  assert_output --partial "error: TRANSLATE=maybe: use on"
+}
+
 @test "the cross-tenant check fails the run when the queries go to another tenant's alias" {
   SCENARIO=storefront TENANT="$TA" ALIAS="tenant-$TB" DURATION=6s RATE=10 run "$RUN"
   assert_failure 99
