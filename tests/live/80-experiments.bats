@@ -19,34 +19,16 @@ setup_file() {
 
 setup() {
   load ../lib/lab
+  load ../lib/experiments
   cd "$REPO" || return 1
   unset NAME QUICK REPEAT LAB
-  RESULTS="$REPO/.lab/results/experiments"
 }
-
-# lab_state: the lab's indices and aliases, to compare before and after a run
-lab_state() {
-  es GET "/_cat/indices?h=index&s=index"
-  es GET "/_cat/aliases?h=alias,index&s=alias,index"
-}
-
-# quick_runs_here: the QUICK runs measure on native; under the compose run they would double
-# the suite's time for the same code path (k6 and the runner on the host, published ports)
-quick_runs_here() {
-  [[ "$(lab_runtime)" != compose ]] || skip "QUICK experiment runs: checked on the native test lab (same host-side runner and ports)"
-}
-
-# latest_run NAME: the newest run folder of NAME
-latest_run() { ls -d "$RESULTS/$1"/*/ 2>/dev/null | sort | tail -n 1; }
 
 # check_report DIR VARIANTS REPS EXPECTS: the structure of a finished run's report
 check_report() {
-  local dir="${1%/}" variants="$2" reps="$3" expects="$4" r="$1/results.json" svg n
+  local dir="${1%/}" variants="$2" reps="$3" expects="$4" r="$1/results.json" n
   [[ -s "$r" ]] || fail "no results.json in $dir"
-  run node --input-type=module -e '
-    const { readResults } = await import(process.argv[1]);
-    readResults(process.argv[2]);' "$REPO/packages/experiments/src/results.js" "$r"
-  assert_success
+  results_valid "$r"
   assert_equal "$(jq -r .complete "$r")" true
   assert_equal "$(jq -r '.variants | length' "$r")" "$variants"
   # every variant: REPEAT repetitions, each with numeric figures and Elasticsearch's own
@@ -67,13 +49,7 @@ check_report() {
   for v in $(jq -r '.variants[].name' "$r"); do grep -q -- "$v" "$dir/report.md" || fail "report.md does not name variant $v"; done
   grep -Eq '\*\*(reproduced|not_reproduced|inconclusive)\*\*' "$dir/report.md" || fail "report.md has no verdict line"
   grep -q '<svg' "$dir/report.html" || fail "report.html has no inline chart"
-  n=0
-  for svg in "$dir"/*.svg; do
-    python3 -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); sys.exit(d.documentElement.tagName != "svg")' "$svg" \
-      || fail "$svg is not a valid SVG document"
-    n=$((n + 1))
-  done
-  ((n >= 2)) || fail "fewer than 2 charts in $dir"
+  svgs_valid "$dir" 2
 }
 
 @test "experiments list: every experiment with its hypothesis, source, expected direction and time" {

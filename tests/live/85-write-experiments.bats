@@ -16,30 +16,16 @@ setup_file() {
 
 setup() {
   load ../lib/lab
+  load ../lib/experiments
   cd "$REPO" || return 1
   unset NAME QUICK REPEAT LAB
-  RESULTS="$REPO/.lab/results/experiments"
 }
-
-lab_state() {
-  es GET "/_cat/indices?h=index&s=index"
-  es GET "/_cat/aliases?h=alias,index&s=alias,index"
-}
-
-quick_runs_here() {
-  [[ "$(lab_runtime)" != compose ]] || skip "QUICK experiment runs: checked on the native test lab (same host-side runner and ports)"
-}
-
-latest_run() { ls -d "$RESULTS/$1"/*/ 2>/dev/null | sort | tail -n 1; }
 
 # check_write_report DIR VARIANTS EXPECTS: a finished write run's report, one repetition each
 check_write_report() {
-  local dir="${1%/}" variants="$2" expects="$3" r="$1/results.json" svg n
+  local dir="${1%/}" variants="$2" expects="$3" r="$1/results.json"
   [[ -s "$r" ]] || fail "no results.json in $dir"
-  run node --input-type=module -e '
-    const { readResults } = await import(process.argv[1]);
-    readResults(process.argv[2]);' "$REPO/packages/experiments/src/results.js" "$r"
-  assert_success
+  results_valid "$r"
   assert_equal "$(jq -r .complete "$r")" true
   assert_equal "$(jq -r '.variants | length' "$r")" "$variants"
   # no document lost: the index held exactly what the clients saw acknowledged (none unanswered here)
@@ -49,13 +35,23 @@ check_write_report() {
   for v in $(jq -r '.variants[].name' "$r"); do grep -q -- "$v" "$dir/report.md" || fail "report.md does not name variant $v"; done
   grep -Eq '\*\*(reproduced|not_reproduced|inconclusive)\*\*' "$dir/report.md" || fail "report.md has no verdict line"
   grep -q '## Elasticsearch side' "$dir/report.md" || fail "report.md has no Elasticsearch section"
-  n=0
-  for svg in "$dir"/*.svg; do
-    python3 -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); sys.exit(d.documentElement.tagName != "svg")' "$svg" \
-      || fail "$svg is not a valid SVG document"
-    n=$((n + 1))
-  done
-  ((n >= 3)) || fail "fewer than 3 charts in $dir"
+  svgs_valid "$dir" 3
+}
+
+# quick_write_run NAME VARIANTS EXPECTS [make args...]: NAME's QUICK=1 REPEAT=1 run, its report
+# checked; $dir and $r its folder and results.json; the test lab's indices as before, and
+# nothing of an experiment's own lab left running
+quick_write_run() {
+  local name="$1" variants="$2" expects="$3" before
+  shift 3
+  before="$(lab_state)"
+  run make -s experiment NAME="$name" QUICK=1 REPEAT=1 "$@"
+  assert_success
+  assert_output --partial "verdicts:"
+  dir="$(latest_run "$name")" r="$(latest_run "$name")results.json"
+  check_write_report "$dir" "$variants" "$expects"
+  assert_equal "$(lab_pids "$REPO/.lab/experiments")" ""
+  assert_equal "$(lab_state)" "$before"
 }
 
 # ingest_figures R: repetitions whose ingest figures (clients' counts, Elasticsearch's side) are all numbers
@@ -76,81 +72,54 @@ ingest_figures() {
 
 @test "azure-refresh QUICK=1 REPEAT=1 on the running lab: bulks counted item by item, every acknowledged document in the index, the lab as before" {
   quick_runs_here
-  local before dir r
-  before="$(lab_state)"
-  run make -s experiment NAME=azure-refresh QUICK=1 REPEAT=1 LAB=running
-  assert_success
+  local dir r
+  quick_write_run azure-refresh 2 3 LAB=running
   assert_output --partial "docs/s"
-  assert_output --partial "verdicts:"
-  dir="$(latest_run azure-refresh)" r="$(latest_run azure-refresh)results.json"
-  check_write_report "$dir" 2 3
   assert_equal "$(ingest_figures "$r")" 2
   assert_equal "$(jq -r '[.variants[].settings.refresh_interval] | join(",")' "$r")" "1s,30s"
   assert_equal "$(jq -r '.environment.data.kind' "$r")" log-events
   # the published figures beside the lab's
   grep -q 'published-vs-lab-bulk_ops_per_s.svg' "$dir/report.md" || fail "no published-vs-lab chart"
-  assert_equal "$(lab_state)" "$before"
 }
 
 @test "azure-shard-count QUICK=1 REPEAT=1 on the running lab: six shard counts, the peak verdict and its curve" {
   quick_runs_here
-  local before dir r
-  before="$(lab_state)"
-  run make -s experiment NAME=azure-shard-count QUICK=1 REPEAT=1 LAB=running
-  assert_success
-  dir="$(latest_run azure-shard-count)" r="$(latest_run azure-shard-count)results.json"
-  check_write_report "$dir" 6 1
+  local dir r
+  quick_write_run azure-shard-count 6 1 LAB=running
   assert_equal "$(ingest_figures "$r")" 6
   assert_equal "$(jq -c '[.variants[].layout.primary_shards]' "$r")" '[1,2,4,8,16,32]'
   assert_equal "$(jq -r '.verdicts[0] | [.form, (.statistic.peak_variant | type), (.x | length)] | join(",")' "$r")" "peak,string,6"
   [[ -s "$dir/curve-peak-docs_per_s.svg" ]] || fail "no curve chart"
-  assert_equal "$(lab_state)" "$before"
 }
 
 @test "many-shards QUICK=1 REPEAT=1 on the running lab: indices made, their cost to the master, all deleted" {
   quick_runs_here
-  local before dir r
-  before="$(lab_state)"
-  run make -s experiment NAME=many-shards QUICK=1 REPEAT=1 LAB=running
-  assert_success
+  local dir r
+  quick_write_run many-shards 4 3 LAB=running
   assert_output --partial "indices/s"
-  dir="$(latest_run many-shards)" r="$(latest_run many-shards)results.json"
-  check_write_report "$dir" 4 3
   assert_equal "$(jq -c '[.variants[].settings.indices]' "$r")" '[10,20,40,80]'
   # every index made, with its figures; the count made equals the variant's
   assert_equal "$(jq '[.variants[] | .settings.indices as $n | .repetitions[].figures.many_shards | select(.indices_created == $n
       and ([.indices_per_s, .cluster_state_bytes, .cluster_state_bytes_before, .master_heap_max_mb, .master_gc_ms, .pending_tasks_max, .delete_s, .docs_indexed] | all(type == "number")))] | length' "$r")" 4
-  # ... and none left
-  assert_equal "$(lab_state)" "$before"
 }
 
 @test "azure-replicas QUICK=1 REPEAT=1 on a lab of its own with a short write queue: rejections counted, then nothing of that lab" {
   quick_runs_here
-  local before dir r
-  before="$(lab_state)"
-  run make -s experiment NAME=azure-replicas QUICK=1 REPEAT=1
-  assert_success
-  dir="$(latest_run azure-replicas)" r="$(latest_run azure-replicas)results.json"
-  check_write_report "$dir" 3 4
+  local dir r
+  quick_write_run azure-replicas 3 4
   assert_equal "$(ingest_figures "$r")" 3
   # the lab it asked for: half-core nodes, every node's write queue 20 (as make up said)
   assert_equal "$(jq -r '.lab.starts | length' "$r")" 1
   assert_equal "$(jq -r '.variants[0].lab.write_queue' "$r")" 20
   [[ "$(jq -r '.lab.starts[0].shape' "$r")" == *"0.5 cores"* ]] || fail "not half-core nodes: $(jq -r '.lab.starts[0].shape' "$r")"
   assert_equal "$(jq -r '[.variants[].repetitions[].figures.es.write_queue_max] | all(. <= 20)' "$r")" true
-  assert_equal "$(lab_pids "$REPO/.lab/experiments")" ""
-  assert_equal "$(lab_state)" "$before"
 }
 
 @test "appbase-write-scaling QUICK=1 REPEAT=1: a lab of 1 to 4 data nodes for each variant, the linear verdict and its curve" {
   quick_runs_here
   [[ "$(lab_runtime)" == native ]] || skip "its labs have other node sets than lab.env's: native only"
-  local before dir r
-  before="$(lab_state)"
-  run make -s experiment NAME=appbase-write-scaling QUICK=1 REPEAT=1 RUNTIME=native
-  assert_success
-  dir="$(latest_run appbase-write-scaling)" r="$(latest_run appbase-write-scaling)results.json"
-  check_write_report "$dir" 4 2
+  local dir r
+  quick_write_run appbase-write-scaling 4 2 RUNTIME=native
   assert_equal "$(ingest_figures "$r")" 4
   # a fresh lab for each node count, each data node at 0.4 cores, written through all of them
   assert_equal "$(jq -c '[.lab.starts[] | [.fresh, .lab.data_nodes_per_group]]' "$r")" '[[true,1],[true,2],[true,3],[true,4]]'
@@ -158,8 +127,6 @@ ingest_figures() {
   assert_equal "$(jq -r '.verdicts[0] | [.form, (.statistic.slope | type), (.statistic.r2 | type)] | join(",")' "$r")" "linear,number,number"
   grep -q 'slope' "$dir/report.md" || fail "the report does not give the slope"
   [[ -s "$dir/curve-linear-docs_per_s.svg" ]] || fail "no curve chart"
-  assert_equal "$(lab_pids "$REPO/.lab/experiments")" ""
-  assert_equal "$(lab_state)" "$before"
 }
 
 @test "write experiments, bad input: a store profile for ingest, a storefront knob: one line naming the field, exit 2" {

@@ -1,0 +1,38 @@
+# What the experiment suites (tests/live/80-experiments.bats, 85-write-experiments.bats) share:
+# the lab's state to compare before and after a run, where runs land, the SVG check.
+
+RESULTS="$REPO/.lab/results/experiments"
+
+# lab_state: the lab's indices and aliases, to compare before and after a run
+lab_state() {
+  es GET "/_cat/indices?h=index&s=index"
+  es GET "/_cat/aliases?h=alias,index&s=alias,index"
+}
+
+# quick_runs_here: the QUICK runs measure on native; under the compose run they would double
+# the suite's time for the same code path (k6 and the runner on the host, published ports)
+quick_runs_here() {
+  [[ "$(lab_runtime)" != compose ]] || skip "QUICK experiment runs: checked on the native test lab (same host-side runner and ports)"
+}
+
+# latest_run NAME: the newest run folder of NAME
+latest_run() { ls -d "$RESULTS/$1"/*/ 2>/dev/null | sort | tail -n 1; }
+
+# results_valid FILE: results.json follows its schema (the runner's own reader)
+results_valid() {
+  run node --input-type=module -e '
+    const { readResults } = await import(process.argv[1]);
+    readResults(process.argv[2]);' "$REPO/packages/experiments/src/results.js" "$1"
+  assert_success
+}
+
+# svgs_valid DIR MIN: every chart of DIR parses as an SVG document, and there are at least MIN
+svgs_valid() {
+  local svg n=0
+  for svg in "$1"/*.svg; do
+    python3 -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); sys.exit(d.documentElement.tagName != "svg")' "$svg" \
+      || fail "$svg is not a valid SVG document"
+    n=$((n + 1))
+  done
+  ((n >= $2)) || fail "fewer than $2 charts in $1"
+}
