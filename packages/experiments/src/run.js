@@ -26,7 +26,7 @@ import { summarize, validateResults } from './results.js';
 import { verdictLine, writeReport } from './report.js';
 import { textTable } from './compare.js';
 import { RunError } from './run/errors.js';
-import { groupsOf, requireDisk, requireQuiet, requireUp, requireVariantsFit, settleAfterStart } from './run/lab-check.js';
+import { groupsOf, requireDisk, requireQuiet, requireUp, requireVariantsFit, settleAfterStart, writeQueueOf } from './run/lab-check.js';
 import { createLayout, finishLayout, layoutFacts, layoutNames, loadLayout } from './run/layout.js';
 import { runK6 } from './run/workload.js';
 import { describeLab, labControl, labEnvOf } from './run/lab-control.js';
@@ -113,6 +113,8 @@ export async function runExperiment(opts) {
   const fitness = async () => {
     await requireUp(client, esUrl);
     const q = await requireQuiet(client);
+    // a lab just started for the run: what its nodes say they run with
+    if (starts.length && starts.at(-1).write_queue === undefined) starts.at(-1).write_queue = await writeQueueOf(client).catch(() => null);
     const groups = await groupsOf(client, groupAttr);
     requireVariantsFit(plan.variants.filter((v) => !lab || labKey(v.lab) === labKey(labOf.get(currentVariant))).map(flat), groups);
     return q;

@@ -135,3 +135,13 @@ export async function requireDisk(client, { documents, variants }) {
   const freeBytes = Object.values(body.nodes ?? {}).filter((n) => (n.roles ?? []).some((r) => r.startsWith('data'))).map((n) => n.fs?.total?.available_in_bytes ?? 0);
   return diskVerdict({ documents, variants, freeBytes });
 }
+
+/**
+ * Every node's write queue (thread_pool.write.queue_size) as the nodes report it: a number when
+ * they agree, else null. What an experiment that sets `write_queue` really ran with.
+ */
+export async function writeQueueOf(client) {
+  const body = await client.transport.request({ method: 'GET', path: '/_nodes/settings', querystring: { filter_path: 'nodes.*.settings.thread_pool.write.queue_size' } });
+  const sizes = [...new Set(Object.values(body.nodes ?? {}).map((n) => n.settings?.thread_pool?.write?.queue_size))];
+  return sizes.length === 1 && sizes[0] !== undefined ? Number(sizes[0]) : null;
+}
