@@ -418,8 +418,10 @@ export async function runExperiment(opts) {
       if (fresh) built.clear();
       for (const v of sameLab(vname)) if (!built.has(v.name)) await build(v);
       write();
-      // QUICK (a smoke run of small data) warms the JVMs with its first variant only
-      if (restarted) for (const v of plan.quick ? sameLab(vname).slice(0, 1) : sameLab(vname)) await warmUp(v);
+      // QUICK (a smoke run of small data) warms the JVMs with its first variant only, and the
+      // write workloads not at all (their QUICK windows are seconds: nothing to compare)
+      const warm = plan.quick ? (ingest ? [] : sameLab(vname).slice(0, 1)) : sameLab(vname);
+      if (restarted) for (const v of warm) await warmUp(v);
     };
     await prepare(plan.order[0], { restarted: true, fresh: true });
     results.plan.warmup_pass = true;
