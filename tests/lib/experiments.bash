@@ -3,6 +3,10 @@
 
 RESULTS="$REPO/.lab/results/experiments"
 
+# the suites' setup_file and setup: the checkout, k6 installed once, no knob of the caller's shell
+experiments_setup_file() { cd "$REPO" && scripts/install/k6.sh >/dev/null; }
+experiments_setup() { cd "$REPO" && unset NAME QUICK REPEAT LAB; }
+
 # lab_state: the lab's indices and aliases, to compare before and after a run
 lab_state() {
   es GET "/_cat/indices?h=index&s=index"

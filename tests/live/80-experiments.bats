@@ -11,18 +11,8 @@ bats_require_minimum_version 1.5.0
 
 CLI="packages/experiments/bin/tenantlab-experiment"
 
-setup_file() {
-  load ../lib/lab
-  cd "$REPO" || return 1
-  scripts/install/k6.sh >/dev/null
-}
-
-setup() {
-  load ../lib/lab
-  load ../lib/experiments
-  cd "$REPO" || return 1
-  unset NAME QUICK REPEAT LAB
-}
+setup_file() { load ../lib/lab; load ../lib/experiments; experiments_setup_file; }
+setup() { load ../lib/lab; load ../lib/experiments; experiments_setup; }
 
 # check_report DIR VARIANTS REPS EXPECTS: the structure of a finished run's report
 check_report() {

@@ -8,18 +8,8 @@
 
 bats_require_minimum_version 1.5.0
 
-setup_file() {
-  load ../lib/lab
-  cd "$REPO" || return 1
-  scripts/install/k6.sh >/dev/null
-}
-
-setup() {
-  load ../lib/lab
-  load ../lib/experiments
-  cd "$REPO" || return 1
-  unset NAME QUICK REPEAT LAB
-}
+setup_file() { load ../lib/lab; load ../lib/experiments; experiments_setup_file; }
+setup() { load ../lib/lab; load ../lib/experiments; experiments_setup; }
 
 # check_write_report DIR VARIANTS EXPECTS: a finished write run's report, one repetition each
 check_write_report() {
