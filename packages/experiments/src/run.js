@@ -443,7 +443,10 @@ export async function runExperiment(opts) {
       rounds.set(vname, round);
       const repDir = join(dir, 'repetitions', `${String(i + 1).padStart(2, '0')}-${vname}-r${round}`);
       mkdirSync(repDir, { recursive: true });
-      log(`[${i + 1}/${plan.order.length}] ${vname}, repetition ${round}: ramp-up ${plan.workload.ramp_up}, warm-up ${plan.workload.warmup}, measuring ${plan.workload.measure}`);
+      const phases = manyShards
+        ? `making ${plan.variants.find((v) => v.name === vname).settings.indices} indices (${plan.workload.measure} at most)`
+        : `ramp-up ${plan.workload.ramp_up}, warm-up ${plan.workload.warmup}, measuring ${plan.workload.measure}`;
+      log(`[${i + 1}/${plan.order.length}] ${vname}, repetition ${round}: ${phases}`);
       const rep = { round, started_at: nowIso(), complete: false, figures: null, timeline: [] };
       byName.get(vname).repetitions.push(rep);
       if (ingest) {
