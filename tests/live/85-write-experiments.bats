@@ -129,7 +129,7 @@ ingest_figures() {
     assert_failure 2
     assert_equal "${#lines[@]}" 1
   done
-  assert_output --regexp "azure-refresh.yaml: workload.vus: not for scenario: ingest \(it takes clients and bulk_docs\)"
+  assert_output --regexp "azure-refresh.yaml: workload.vus: not for scenario: ingest \(it takes clients and bulk_docs or bulk_bytes\)"
   sed -i 's/^  vus: 4/  clients: 4/; s/^  profile: azure-logs .*/  profile: ci/' "$BATS_TEST_TMPDIR/azure-refresh.yaml"
   run node packages/experiments/bin/tenantlab-experiment check azure-refresh --dir "$BATS_TEST_TMPDIR"
   assert_output --regexp "dataset.profile: scenario: ingest writes documents of a document profile: appbase-grammar, azure-logs \(got \"ci\", a store profile\)"

@@ -8,6 +8,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { SpecError } from './errors.js';
 import { DEFAULT_REPORT_METRICS, SETTINGS, columnDef, isMetric } from './metrics.js';
+import { averageDocumentBytes, loadDocumentProfile } from 'tenantlab-seed-data/src/generate/documents.js';
 
 const PROFILES_DIR = new URL('../../../seed-data/profiles/', import.meta.url);
 
@@ -32,7 +33,10 @@ const SCENARIOS = ['storefront', 'replay', 'ingest', 'many-shards'];
 // many-shards (run/many-shards.js): `clients` create each variant's `indices` indices of one
 // shard, docs_per_index documents into each; measure bounds the time it may take
 // (indices_scale: each variant's indices times this, e.g. 0.02 in QUICK: the same sweep, smaller)
-const INGEST_RUN_KEYS = ['clients', 'bulk_docs', 'docs_per_index', 'indices_scale'];
+const INGEST_RUN_KEYS = ['clients', 'bulk_docs', 'bulk_bytes', 'docs_per_index', 'indices_scale'];
+// a bulk's size in bytes (the guidance's other unit): 500kb, 5mb
+const BYTE_SIZE = /^(\d+(?:\.\d+)?)(b|kb|mb)$/i;
+const BYTE_UNIT = { b: 1, kb: 1024, mb: 1024 * 1024 };
 const MODELS = ['closed', 'open'];
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
 const GROUP = /^[a-z0-9][a-z0-9_-]*$/;
@@ -358,7 +362,7 @@ function checkRun(c, w, path, base) {
   if (writesDocuments(out)) {
     // a write run is closed (each client sends its next request when the last is answered):
     // the storefront's knobs mean nothing to it
-    const takes = isIngest(out) ? 'clients and bulk_docs' : 'clients and docs_per_index';
+    const takes = isIngest(out) ? 'clients and bulk_docs or bulk_bytes' : 'clients and docs_per_index';
     for (const k of ['vus', 'think_ms', 'rate']) if (w[k] !== undefined) c.fail(`${path}.${k}`, `not for scenario: ${out.scenario} (it takes ${takes})`);
     if (w.clients !== undefined) out.clients = c.integer(w.clients, `${path}.clients`, [1, 256]);
     const own = isIngest(out) ? 'bulk_docs' : 'docs_per_index';
@@ -366,6 +370,15 @@ function checkRun(c, w, path, base) {
       if (w[k] === undefined) continue;
       if (k !== own) c.fail(`${path}.${k}`, `not for scenario: ${out.scenario} (it takes ${takes})`);
       out[k] = c.integer(w[k], `${path}.${k}`, [1, 100000]);
+      if (k === 'bulk_docs') delete out.bulk_bytes;
+    }
+    if (w.bulk_bytes !== undefined) {
+      if (!isIngest(out)) c.fail(`${path}.bulk_bytes`, `not for scenario: ${out.scenario} (it takes ${takes})`);
+      if (w.bulk_docs !== undefined) c.fail(`${path}.bulk_bytes`, 'give bulk_docs or bulk_bytes, not both');
+      const m = BYTE_SIZE.exec(String(w.bulk_bytes));
+      const bytes = m ? Math.round(Number(m[1]) * BYTE_UNIT[m[2].toLowerCase()]) : NaN;
+      if (!(bytes >= 1024 && bytes <= 100 * 1024 * 1024)) c.fail(`${path}.bulk_bytes`, `must be a size from 1kb to 100mb, like 500kb or 5mb (got ${got(w.bulk_bytes)})`);
+      out.bulk_bytes = bytes;
     }
     if (w.indices_scale !== undefined) {
       if (!isManyShards(out)) c.fail(`${path}.indices_scale`, `not for scenario: ${out.scenario} (only many-shards)`);
@@ -594,6 +607,8 @@ export function resolveSpec(spec, { quick = false, repeat } = {}) {
   const w = quick ? wq : wFull;
   const workload = {
     ...w,
+    // bulks of a byte size: as many of the profile's documents as fill it (each line with its action)
+    ...(w.bulk_bytes ? { bulk_docs: Math.max(1, Math.round(w.bulk_bytes / (averageDocumentBytes({ profile: loadDocumentProfile(dataset.profile), seed: dataset.seed }) + '{"index":{}}\n\n'.length))) } : {}),
     ramp_up_s: durationSeconds(w.ramp_up),
     warmup_s: durationSeconds(w.warmup),
     measure_s: durationSeconds(w.measure),

@@ -124,7 +124,7 @@ const cases = [
   ['open without rate', (d) => { d.workload = { model: 'open' }; }, 'workload.rate: missing (model: open needs a rate in requests/s)'],
   ['think time in an open model', (d) => { d.workload = { model: 'open', rate: 5, think_ms: 100 }; }, 'workload.think_ms: only for model: closed (got 100); an open model paces by rate'],
   ['quick vus', (d) => { d.workload = { quick: { vus: 0 } }; }, 'workload.quick.vus: must be a positive integer (got 0)'],
-  ['quick typo', (d) => { d.workload = { quick: { measur: '5s' } }; }, 'workload.quick.measur: unknown key; did you mean measure? (allowed: vus, think_ms, rate, ramp_up, warmup, measure, clients, bulk_docs, docs_per_index, indices_scale)'],
+  ['quick typo', (d) => { d.workload = { quick: { measur: '5s' } }; }, 'workload.quick.measur: unknown key; did you mean measure? (allowed: vus, think_ms, rate, ramp_up, warmup, measure, clients, bulk_docs, bulk_bytes, docs_per_index, indices_scale)'],
   ['repetitions 0', (d) => { d.repetitions = 0; }, 'repetitions: must be a positive integer (got 0)'],
   ['repetitions 21', (d) => { d.repetitions = 21; }, 'repetitions: must be at most 20 (got 21)'],
   ['confidence 1', (d) => { d.confidence = 1; }, 'confidence: must be a number from 0.5 to 0.999 (got 1)'],
@@ -307,7 +307,7 @@ test('an ingest spec: clients and bulk_docs, a document profile, no storefront k
 test('ingest and search settings do not mix, each refusal one line naming the field', () => {
   const file = fixture('good-minimal');
   const cases = [
-    [{ workload: { scenario: 'ingest', vus: 4 } }, 'workload.vus: not for scenario: ingest (it takes clients and bulk_docs)'],
+    [{ workload: { scenario: 'ingest', vus: 4 } }, 'workload.vus: not for scenario: ingest (it takes clients and bulk_docs or bulk_bytes)'],
     [{ workload: { scenario: 'storefront', clients: 4 } }, 'workload.clients: only for scenario: ingest or many-shards (the storefront workload takes vus, think_ms or rate)'],
     [{ workload: { scenario: 'ingest', model: 'open', rate: 5 } }, 'workload.model: scenario: ingest is closed (each client sends its next request when the last is answered)'],
     [{ workload: { scenario: 'ingest', clients: 0 } }, 'workload.clients: must be a positive integer (got 0)'],
@@ -333,4 +333,18 @@ test('a lab may set every node\'s write queue; linear and peak need x in rising 
   assert.throws(() => curve({ peak: ['a', 'b', 'c'], x: [1, 2] }), /expect\[0\]\.x: must list 3 to 3 numbers/);
   assert.throws(() => curve({ peak: ['a', 'b', 'c'], x: [1, 2, 4], min_r2: 0.5 }), /expect\[0\]\.min_r2: only with linear/);
   assert.throws(() => checkSpec({ ...ingestDoc(), lab: { write_queue: 0 } }, file), /lab\.write_queue: must be a positive integer \(got 0\)/);
+});
+
+test('an ingest bulk by byte size: as many of the profile\'s documents as fill it; one of bulk_docs or bulk_bytes', () => {
+  const file = fixture('good-minimal');
+  const s = checkSpec({ ...ingestDoc(), workload: { scenario: 'ingest', clients: 2, bulk_bytes: '5mb' } }, file);
+  assert.equal(s.workload.bulk_bytes, 5 * 1024 * 1024);
+  const plan = resolveSpec(s);
+  // ~490-byte log events plus their action lines: about 10,000 to a 5 MB bulk
+  assert.ok(plan.workload.bulk_docs > 9000 && plan.workload.bulk_docs < 11500, `${plan.workload.bulk_docs} documents`);
+  assert.throws(() => checkSpec({ ...ingestDoc(), workload: { scenario: 'ingest', bulk_docs: 10, bulk_bytes: '1mb' } }, file), /workload\.bulk_bytes: give bulk_docs or bulk_bytes, not both/);
+  assert.throws(() => checkSpec({ ...ingestDoc(), workload: { scenario: 'ingest', bulk_bytes: 'big' } }, file), /workload\.bulk_bytes: must be a size from 1kb to 100mb, like 500kb or 5mb \(got "big"\)/);
+  // QUICK may size its bulks by count instead
+  const q = checkSpec({ ...ingestDoc(), workload: { scenario: 'ingest', bulk_bytes: '1mb', quick: { bulk_docs: 50 } } }, file);
+  assert.equal(resolveSpec(q, { quick: true }).workload.bulk_docs, 50);
 });
