@@ -191,6 +191,25 @@ function environmentList(results) {
   ];
 }
 
+/**
+ * many-shards: the first index count whose creation rate fell below half the best one's, or that
+ * none did within the sweep; and how close the master's heap came to its limit. null otherwise.
+ */
+export function degradation(results, summaries) {
+  if (results.plan.workload?.scenario !== 'many-shards') return null;
+  const rows = results.variants.map((v) => ({ n: v.settings.indices, rate: summaries[v.name]?.indices_per_s?.mean ?? null, heap: summaries[v.name]?.master_heap_max_mb?.mean ?? null,
+    limit: v.repetitions.find((r) => r.figures?.many_shards?.master_heap_limit_mb)?.figures.many_shards.master_heap_limit_mb ?? null }))
+    .filter((r) => r.rate !== null).sort((a, b) => a.n - b.n);
+  if (!rows.length) return null;
+  const best = Math.max(...rows.map((r) => r.rate));
+  const low = rows.find((r) => r.rate < best / 2);
+  const last = rows[rows.length - 1];
+  const heap = last.heap !== null && last.limit ? ` The master's heap in use peaked at ${fmtNumber(last.heap)} MB of ${fmtNumber(last.limit)} at ${fmtNumber(last.n)} indices.` : '';
+  return (low
+    ? `Creation fell below half its best rate (${fmtNumber(best)} indices/s) at ${fmtNumber(low.n)} indices (${fmtNumber(low.rate)} indices/s).`
+    : `No degradation within the sweep: at ${fmtNumber(last.n)} indices, the largest, creation ran at ${fmtNumber(last.rate)} indices/s, ${fmtNumber((last.rate / best) * 100)}% of the best (${fmtNumber(best)}); half the best is where this report would name it.`) + heap;
+}
+
 /** The charts of a run: [{ file, alt, markup }], those with nothing to draw left out. */
 export async function chartsOf(results, metrics) {
   const msMetrics = ['avg_ms', 'p95_ms'].filter((m) => metrics.includes(m));
@@ -239,6 +258,8 @@ export function reportBlocks(results, charts) {
     ...(src.setup ? [`setup: ${src.setup}`] : []),
     ...(src.notes ? [src.notes] : []),
   ] });
+  const degrade = degradation(results, summaries);
+  if (degrade) blocks.push({ h: 2, text: 'Where the lab degrades' }, { p: degrade });
   blocks.push({ h: 2, text: 'Results in the article\'s table shape' });
   blocks.push({ p: 'Lab figures are means across repetitions; the article\'s figures are from its own cluster and data, so compare directions, not values.' });
   blocks.push({ table: articleTable(results, table, summaries) });

@@ -191,7 +191,8 @@ function linear(e, samples, confidence) {
   const { unit } = metricDef(e.metric);
   const curve = `means ${means.map((m, i) => `${fmtNumber(m)} at ${e.x[i]}`).join(', ')}${unit && unit !== 'ratio' ? ` ${unit}` : ''}`;
   const line = `slope ${fmtNumber(fit.slope)} per unit of x (one-sided ${Math.round(confidence * 100)}% interval ${fmtNumber(low)} to ${fmtNumber(high)}), R² ${fmtNumber(fit.r2)}`;
-  const capText = cap === null ? 'every step paid' : `the gain per step fell below half the first step's after x = ${cap}`;
+  // on one machine, a bend is where its own cores (or disk) run out: the lab's limit, not the system's
+  const capText = cap === null ? 'every step paid' : `the gain per step fell below half the first step's after x = ${cap} (where this machine's own cores cap the lab, not a limit of the system measured)`;
   const base = {
     test: `least squares over the repetitions; slope interval by bootstrap (2000 resamples); R² of the means against ${e.min_r2}`,
     p_value: slopes.filter((v) => v <= 0).length / slopes.length,

@@ -121,3 +121,17 @@ test('markdown tables escape pipes; verdict lines carry the effect interval', ()
   const line = verdictLine({ result: 'reproduced', claim: 'c', test: 't', p_value: 0.05, confidence: 0.95, effect: { ratio: 0.5, ci_low: 0.4, ci_high: 0.6 }, reason: 'why' });
   assert.equal(line, '**reproduced**: c (t, p = 0.05; ratio 0.5, 95% CI 0.4-0.6) — why.');
 });
+
+test('many-shards: where the lab degrades, from the creation rates (half the best), and the master heap at the largest count', async () => {
+  const { degradation } = await import('../src/report.js');
+  const run = (rates) => ({
+    plan: { workload: { scenario: 'many-shards' } },
+    variants: rates.map(([n], i) => ({ name: `n${n}`, settings: { indices: n }, repetitions: [{ figures: { many_shards: { master_heap_limit_mb: 512 } } }], i })),
+  });
+  const summaries = (rates) => Object.fromEntries(rates.map(([n, r, h]) => [`n${n}`, { indices_per_s: { mean: r }, master_heap_max_mb: { mean: h } }]));
+  const flat = [[200, 15, 300], [400, 16, 310], [800, 18, 330]];
+  assert.match(degradation(run(flat), summaries(flat)), /^No degradation within the sweep: at 800 indices, the largest, creation ran at 18 indices\/s, 100% of the best \(18\).* The master's heap in use peaked at 330 MB of 512 at 800 indices\.$/);
+  const falls = [[200, 20, 300], [400, 12, 350], [800, 8, 500]];
+  assert.match(degradation(run(falls), summaries(falls)), /^Creation fell below half its best rate \(20 indices\/s\) at 800 indices \(8 indices\/s\)\./);
+  assert.equal(degradation({ plan: { workload: { scenario: 'ingest' } }, variants: [] }, {}), null);
+});
