@@ -46,12 +46,21 @@ export function storeIdOf(query) {
   }
 }
 
-/** Parses one line; null for blank lines and comments; throws QueryLogError otherwise. */
-export function parseLine(line, lineNo = 0) {
+/**
+ * A line's fields as written: { text (without a trailing CR), skip (blank or comment), a, b (the
+ * indexes of the first two '|', b < 0 when there are not two) }. Only the first two '|' split.
+ */
+export function splitLine(line) {
   const text = line.endsWith('\r') ? line.slice(0, -1) : line;
-  if (!text.trim() || text.startsWith('#')) return null;
   const a = text.indexOf('|');
   const b = a < 0 ? -1 : text.indexOf('|', a + 1);
+  return { text, skip: !text.trim() || text.startsWith('#'), a, b };
+}
+
+/** Parses one line; null for blank lines and comments; throws QueryLogError otherwise. */
+export function parseLine(line, lineNo = 0) {
+  const { text, skip, a, b } = splitLine(line);
+  if (skip) return null;
   if (b < 0) throw new QueryLogError('expected TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY', lineNo);
   const m = TS_RE.exec(text.slice(0, a));
   if (!m) throw new QueryLogError(`bad timestamp '${text.slice(0, a)}' (want epoch seconds with 3 decimals)`, lineNo);

@@ -7,20 +7,19 @@
 // line is passed through unchanged, for the replay to report and skip or stop on (BAD_LINES).
 // Pure: lines in, lines and a summary out.
 import { TranslateError, findStore, replaceStore, translate } from './legacy-dsl.js';
+import { splitLine } from './querylog.js';
 import { mapStores } from './store-map.js';
 
-/** Splits TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY without checking the query (parseLine checks the rest). */
+/** A line's head (TIMESTAMP.MS|SEARCH_TYPE) and parsed query, or null when it has no JSON object there. */
 function fields(text) {
-  const a = text.indexOf('|');
-  const b = a < 0 ? -1 : text.indexOf('|', a + 1);
-  if (b < 0) return null;
-  let query;
+  const { a, b } = splitLine(text);
+  if (a < 0 || b < 0) return null;
   try {
-    query = JSON.parse(text.slice(b + 1));
+    const query = JSON.parse(text.slice(b + 1));
+    return query !== null && typeof query === 'object' && !Array.isArray(query) ? { head: text.slice(0, b), query } : null;
   } catch {
     return null;
   }
-  return { head: text.slice(0, b), query };
 }
 
 /**
@@ -36,11 +35,11 @@ export function prepareLog(lines, { tenants, translateOn = true, storeField = 's
   const comment = (n, why) => ({ text: `# line ${n}: ${why}` });
   for (const [i, raw] of lines.entries()) {
     const n = i + 1;
-    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    const { text, skip } = splitLine(raw);
     summary.lines += 1;
-    if (!text.trim() || text.startsWith('#')) { rows.push({ text }); continue; }
+    if (skip) { rows.push({ text }); continue; }
     const f = fields(text);
-    if (!f || f.query === null || typeof f.query !== 'object' || Array.isArray(f.query)) {
+    if (!f) {
       // the replay's own parser names what is wrong with it, with its line number
       summary.malformed += 1;
       rows.push({ text });

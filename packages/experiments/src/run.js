@@ -26,7 +26,7 @@ import { summarize, validateResults } from './results.js';
 import { verdictLine, writeReport } from './report.js';
 import { textTable } from './compare.js';
 import { RunError } from './run/errors.js';
-import { groupsOf, requireDisk, requireQuiet, requireUp, requireVariantsFit, settleAfterStart, writeQueueOf } from './run/lab-check.js';
+import { groupsOf, nodeUrlsByGroup, requireDisk, requireQuiet, requireUp, requireVariantsFit, settleAfterStart, writeQueueOf } from './run/lab-check.js';
 import { createLayout, finishLayout, layoutFacts, layoutNames, loadLayout } from './run/layout.js';
 import { runK6 } from './run/workload.js';
 import { describeLab, labControl, labEnvOf } from './run/lab-control.js';
@@ -35,7 +35,8 @@ import { deletePrefix } from '@tenantlab/test-support/cluster';
 import { burstTarget, isolationFigures, placeStores, putBack, startAllocator, watchIsolation } from './run/isolation.js';
 import { narrator } from './run/narrate.js';
 import { clusterStateBytes, deleteIndices, manyShardsFiguresOf, manyShardsPrefix, masterJvm, masterSampler, requireAllCreated, writeManyShardsFixture } from './run/many-shards.js';
-import { acknowledgedOf, createIngestIndex, dataNodeUrls, indexSnapshot, indexWindowFigures, ingestFiguresOf, ingestIndexName, requireAllIndexed, writeBodies } from './run/ingest.js';
+import { averageDocumentBytes } from 'tenantlab-seed-data/src/generate/documents.js';
+import { acknowledgedOf, createIngestIndex, indexSnapshot, indexWindowFigures, ingestFiguresOf, ingestIndexName, requireAllIndexed, writeBodies } from './run/ingest.js';
 
 const LAB_ROOT = resolve(new URL('../../..', import.meta.url).pathname);
 const TENANT_PREFIX = 'exp';
@@ -123,12 +124,12 @@ export async function runExperiment(opts) {
   if (lab) await settleAfterStart(client).catch(async (err) => { await lab.stop(); throw err; });
   const quiet = await fitness().catch(async (err) => { await lab?.stop(); throw err; });
   // the write workloads have no stores: each repetition writes into new indices of its own
-  const ingest = writesDocuments(plan.workload);
+  const writes = writesDocuments(plan.workload);
   const manyShards = isManyShards(plan.workload);
-  const profile = ingest ? null : loadProfile(plan.dataset.profile);
-  const tenants = ingest ? [] : generateTenants({ seed: plan.dataset.seed, profile, scale: plan.dataset.scale, prefix: TENANT_PREFIX });
-  const documents = ingest ? null : tenants.reduce((a, t) => a + t.expected_products, 0);
-  if (!ingest) await requireDisk(client, { documents, variants: plan.variants.map(flat) }).catch(async (err) => { await lab?.stop(); throw err; });
+  const profile = writes ? null : loadProfile(plan.dataset.profile);
+  const tenants = writes ? [] : generateTenants({ seed: plan.dataset.seed, profile, scale: plan.dataset.scale, prefix: TENANT_PREFIX });
+  const documents = writes ? null : tenants.reduce((a, t) => a + t.expected_products, 0);
+  if (!writes) await requireDisk(client, { documents, variants: plan.variants.map(flat) }).catch(async (err) => { await lab?.stop(); throw err; });
   const esVersion = (await client.info()).version.number;
   const k6Version = (() => { try { return execFileSync(k6, ['version'], { encoding: 'utf8' }).trim().split('\n')[0]; } catch { return null; } })();
 
@@ -137,7 +138,7 @@ export async function runExperiment(opts) {
   mkdirSync(dir, { recursive: true });
   const prefix = experimentRunPrefix(runId);
   const what = manyShards ? `${plan.workload.clients} clients creating indices of ${plan.workload.docs_per_index} ${plan.dataset.profile} documents`
-    : ingest ? `${plan.workload.clients} clients sending bulks of ${plan.workload.bulk_docs} ${plan.dataset.profile} documents` : `${documents} documents of ${tenants.length} stores each`;
+    : writes ? `${plan.workload.clients} clients sending bulks of ${plan.workload.bulk_docs} ${plan.dataset.profile} documents` : `${documents} documents of ${tenants.length} stores each`;
   log(`experiment ${name}, run ${runId}${plan.quick ? ' (QUICK)' : ''}: ${plan.variants.length} variants x ${plan.repetitions} repetitions, ${what}; lab: ${labMode} (${quiet.other_ops_per_s} other ops/s)`);
   log(`  results: ${dir}`);
 
@@ -154,7 +155,7 @@ export async function runExperiment(opts) {
     quick: plan.quick,
     lab: { mode: labMode, es_url: esUrl, ...(lab ? { starts } : {}) },
     environment: environment({ esVersion, k6Version, runtime, labEnvFile: process.env.LAB_ENV_FILE || join(LAB_ROOT, 'lab.env'),
-      data: ingest
+      data: writes
         ? { profile: plan.dataset.profile, kind: plan.dataset.kind, seed: plan.dataset.seed, stores: null, documents: null, bytes: null, document_bytes: null, bulk_bytes: null }
         : { profile: plan.dataset.profile, scale: plan.dataset.scale, seed: plan.dataset.seed, stores: tenants.length, documents, bytes: null } }),
     plan: { repetitions: plan.repetitions, confidence: plan.confidence, order: plan.order, workload: plan.workload, report: plan.report, expect: plan.expect },
@@ -173,25 +174,19 @@ export async function runExperiment(opts) {
   let measuredCpu = 0, measuredK6Cpu = 0, measuredWall = 0;
 
   const write = () => writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-  // the ingest bulks: made once (deterministic, the run's seed), outside the results folder
+  // the write workloads' bodies: made once (deterministic, the run's seed), outside the results folder
   let bodiesDir = null, bodiesFile = null, docProfile = null, bodiesCount = 0;
   const ingestUrls = new Map();
-  if (ingest) {
+  if (writes) {
     bodiesDir = mkdtempSync(join(tmpdir(), 'tenantlab-ingest-'));
     bodiesFile = join(bodiesDir, 'bodies.json');
-    const perBulk = manyShards ? plan.workload.docs_per_index : plan.workload.bulk_docs;
-    let bulkBytes;
-    if (manyShards) {
-      docProfile = writeManyShardsFixture(bodiesFile, { profile: plan.dataset.profile, seed: plan.dataset.seed, docsPerIndex: perBulk });
-      const { bulks } = JSON.parse(readFileSync(bodiesFile, 'utf8'));
-      bulkBytes = bulks.reduce((a, b) => a + Buffer.byteLength(b), 0) / bulks.length;
-    } else {
-      const w = writeBodies(bodiesDir, { profile: plan.dataset.profile, seed: plan.dataset.seed, docsPerBulk: perBulk });
-      docProfile = w.profile;
-      bodiesCount = w.count;
-      bulkBytes = w.bytes / w.count;
-    }
-    Object.assign(results.environment.data, { bulk_bytes: Math.round(bulkBytes), document_bytes: Math.round(bulkBytes / perBulk - '{"index":{}}\n'.length - 1) });
+    const { profile: docs, seed } = plan.dataset;
+    const w = manyShards
+      ? writeManyShardsFixture(bodiesFile, { profile: docs, seed, docsPerIndex: plan.workload.docs_per_index })
+      : writeBodies(bodiesDir, { profile: docs, seed, docsPerBulk: plan.workload.bulk_docs });
+    docProfile = w.profile;
+    bodiesCount = w.count;
+    Object.assign(results.environment.data, { bulk_bytes: Math.round(w.bytes / w.count), document_bytes: Math.round(averageDocumentBytes({ profile: w.profile, seed })) });
   }
   const check = () => { if (signal?.aborted) throw new RunError('interrupted', 130); };
   try {
@@ -201,11 +196,10 @@ export async function runExperiment(opts) {
     const built = new Set();
     const build = async (v) => {
       check();
-      if (ingest) {
+      if (writes) {
         // nothing to load: the variant's index is made empty for each repetition; the clients
         // write through the data nodes of its group, in turn
-        const env = { ...process.env, ...(lab ? labEnvOf(labOf.get(v.name)) : {}) };
-        const urls = await dataNodeUrls(client, { group: v.settings.group, groupAttr, env });
+        const urls = (await nodeUrlsOf(v))(v.settings.group);
         ingestUrls.set(v.name, urls.length ? urls : [esUrl]);
         const { shards, replicas, indices: count } = v.settings;
         byName.get(v.name).layout = { indices: [], shard_count: count * shards * (1 + replicas), primary_shards: count * shards, median_shard_bytes: null, docs: null, bytes: null, segments_per_shard: null };
@@ -255,7 +249,7 @@ export async function runExperiment(opts) {
         }
         return;
       }
-      if (ingest) {
+      if (writes) {
         const index = ingestIndexName(runId, v.name, -1);
         try {
           await createIngestIndex(client, { index, variant: flat(v), mapping: docProfile.mapping, groupAttr });
@@ -274,6 +268,8 @@ export async function runExperiment(opts) {
         rmSync(warmDir, { recursive: true, force: true });
       }
     };
+    // the data nodes' addresses on the variant's lab, by index group
+    const nodeUrlsOf = (v) => nodeUrlsByGroup(client, { groupAttr, env: { ...process.env, ...(lab ? labEnvOf(labOf.get(v.name)) : {}) } });
     const ingestEnv = (v, index) => ({
       ES_URLS: ingestUrls.get(v.name).join(','), INDEX: index, BODIES_DIR: bodiesDir, BODIES_COUNT: String(bodiesCount),
       CLIENTS: String(plan.workload.clients), DOCS_PER_BULK: String(plan.workload.bulk_docs),
@@ -371,11 +367,7 @@ export async function runExperiment(opts) {
     // one such node, in turn. Never the master: every variant pays the same coordinating hop.
     const coordinateInGroups = async (v, n, groups) => {
       const { group } = v.settings;
-      const attrs = await client.cat.nodeattrs({ format: 'json', h: 'node,attr,value' });
-      const env = { ...process.env, ...(lab ? labEnvOf(labOf.get(v.name)) : {}) };
-      const urlsOf = (g) => [...new Set(attrs.filter((a) => a.attr === groupAttr && (g === 'all' || a.value === g)).map((a) => a.node))].sort()
-        .map((node) => env[`${nodeKey(node)}_HTTP_PORT`]).filter(Boolean)
-        .map((port) => `http://${process.env.LAB_BIND || '127.0.0.1'}:${port}`);
+      const urlsOf = await nodeUrlsOf(v);
       n.tenants.forEach((t, i) => {
         const g = group === 'spread' ? groups[n.indices.indexOf(t.index)] : group;
         const urls = urlsOf(g);
@@ -401,10 +393,7 @@ export async function runExperiment(opts) {
       // store-stats cache stays the default: it is not a dynamic setting, so the layout's median
       // shard size may lag by its 10 s)
       await client.indices.putSettings({ index: n.indices.join(','), settings: { 'index.number_of_replicas': 0, 'index.refresh_interval': '-1' } });
-      const attrs = await client.cat.nodeattrs({ format: 'json', h: 'node,attr,value' });
-      const env = { ...process.env, ...(lab ? labEnvOf(labOf.get(v.name)) : {}) };
-      const urlsOf = (g) => [...new Set(attrs.filter((a) => a.attr === groupAttr && a.value === g).map((a) => a.node))].sort()
-        .map((node) => env[`${nodeKey(node)}_HTTP_PORT`]).filter(Boolean).map((port) => `http://${process.env.LAB_BIND || '127.0.0.1'}:${port}`);
+      const urlsOf = await nodeUrlsOf(v);
       n.tenants.forEach((t, i) => {
         const urls = urlsOf(t.group);
         t.es_url = t.set === 'target' || !urls.length ? esUrl : urls[i % urls.length];
@@ -420,7 +409,7 @@ export async function runExperiment(opts) {
       write();
       // QUICK (a smoke run of small data) warms the JVMs with its first variant only, and the
       // write workloads not at all (their QUICK windows are seconds: nothing to compare)
-      const warm = plan.quick ? (ingest ? [] : sameLab(vname).slice(0, 1)) : sameLab(vname);
+      const warm = plan.quick ? (writes ? [] : sameLab(vname).slice(0, 1)) : sameLab(vname);
       if (restarted) for (const v of warm) await warmUp(v);
     };
     await prepare(plan.order[0], { restarted: true, fresh: true });
@@ -449,7 +438,7 @@ export async function runExperiment(opts) {
       log(`[${i + 1}/${plan.order.length}] ${vname}, repetition ${round}: ${phases}`);
       const rep = { round, started_at: nowIso(), complete: false, figures: null, timeline: [] };
       byName.get(vname).repetitions.push(rep);
-      if (ingest) {
+      if (writes) {
         try {
           await (manyShards ? measureManyShards : measureIngest)(plan.variants.find((v) => v.name === vname), round, repDir, rep);
         } catch (err) {

@@ -69,7 +69,7 @@ test('ES stats window: per-query times, rejections, GC, CPU per node', () => {
   const node = (q, qms, f, fms, rej, gc, cpu) => ({ query: q, queryMs: qms, fetch: f, fetchMs: fms, rejected: rej, gcMs: gc, cpuMs: cpu });
   const before = { at: 0, nodes: { a: node(0, 0, 0, 0, 0, 0, 0), b: node(10, 10, 5, 5, 1, 100, 1000) } };
   const after = { at: 10000, nodes: { a: node(100, 200, 50, 25, 0, 50, 5000), b: node(110, 210, 55, 30, 3, 100, 6000) } };
-  const w = windowFigures(before, after, 4);
+  const w = windowFigures(before, after, { search: 4 });
   assert.equal(w.query_ms_per_query, 2);
   assert.equal(w.fetch_ms_per_fetch, 0.5);
   assert.equal(w.search_rejected, 2);

@@ -36,10 +36,10 @@ const round = (v, d = 2) => (Number.isFinite(v) ? Math.round(v * 10 ** d) / 10 *
 
 /**
  * The figures of the window between two snapshots (nodes present in both); `queues`: the
- * deepest queues the sampler saw ({ search, write }, or the search queue alone as a number).
+ * deepest queues the sampler saw ({ search, write }).
  */
 export function windowFigures(before, after, queues = null) {
-  const q = typeof queues === 'number' ? { search: queues } : (queues ?? {});
+  const q = queues ?? {};
   let query = 0, queryMs = 0, fetch = 0, fetchMs = 0, rejected = 0, gcMs = 0, writeRejected = 0, pressureRejected = 0;
   const cpu = {};
   const wallMs = Math.max(1, after.at - before.at);

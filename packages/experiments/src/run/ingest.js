@@ -9,7 +9,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { experimentIndexName } from '@tenantlab/contract/naming';
-import { nodeKey } from '@tenantlab/contract/topology';
 import { bulkBodies, loadDocumentProfile } from 'tenantlab-seed-data/src/generate/documents.js';
 import { RunError } from './errors.js';
 
@@ -43,13 +42,6 @@ export async function createIngestIndex(client, { index, variant, mapping, group
   await client.indices.create({ index, settings, mappings: { ...mapping, _meta: { tenantlab: { kind: 'experiment', variant: variant.name } } }, wait_for_active_shards: 'all' });
   const h = await client.cluster.health({ index, wait_for_status: 'green', timeout: '60s' }, { ignore: [408] });
   if (h.status !== 'green') throw new RunError(`variant ${variant.name}: its index ${index} was not green 60s after it was created (${h.unassigned_shards} shards unassigned)`, 1);
-}
-
-/** The HTTP addresses of the data nodes of `group` ('all': every data node), sorted by name. */
-export async function dataNodeUrls(client, { group, groupAttr, env = process.env }) {
-  const attrs = await client.cat.nodeattrs({ format: 'json', h: 'node,attr,value' });
-  const nodes = [...new Set(attrs.filter((a) => a.attr === groupAttr && (group === 'all' || a.value === group)).map((a) => a.node))].sort();
-  return nodes.map((node) => env[`${nodeKey(node)}_HTTP_PORT`]).filter(Boolean).map((port) => `http://${env.LAB_BIND || '127.0.0.1'}:${port}`);
 }
 
 const r2 = (v) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);

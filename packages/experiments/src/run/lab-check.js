@@ -4,6 +4,7 @@
 // the dataset. Each refusal is one line saying what to do.
 import { RunError } from './errors.js';
 import { esReason } from '@tenantlab/contract/es-errors';
+import { nodeKey } from '@tenantlab/contract/topology';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -144,4 +145,16 @@ export async function writeQueueOf(client) {
   const body = await client.transport.request({ method: 'GET', path: '/_nodes/settings', querystring: { filter_path: 'nodes.*.settings.thread_pool.write.queue_size' } });
   const sizes = [...new Set(Object.values(body.nodes ?? {}).map((n) => n.settings?.thread_pool?.write?.queue_size))];
   return sizes.length === 1 && sizes[0] !== undefined ? Number(sizes[0]) : null;
+}
+
+/**
+ * The HTTP addresses of the data nodes of each index group, read once: -> urlsOf(group), the
+ * addresses of that group's nodes ('all': every data node), sorted by node name. `env` holds the
+ * ports of the lab measured (the experiment's own lab's, shifted).
+ */
+export async function nodeUrlsByGroup(client, { groupAttr, env = process.env }) {
+  const attrs = await client.cat.nodeattrs({ format: 'json', h: 'node,attr,value' });
+  return (group) => [...new Set(attrs.filter((a) => a.attr === groupAttr && (group === 'all' || a.value === group)).map((a) => a.node))].sort()
+    .map((node) => env[`${nodeKey(node)}_HTTP_PORT`]).filter(Boolean)
+    .map((port) => `http://${env.LAB_BIND || '127.0.0.1'}:${port}`);
 }

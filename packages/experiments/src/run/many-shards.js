@@ -13,12 +13,13 @@ import { RunError } from './errors.js';
 /** The prefix of one repetition's indices: `<run prefix><variant>-r<round>-`. */
 export const manyShardsPrefix = (runId, variant, round) => `${experimentRunPrefix(runId)}${variant}-r${round}-`;
 
-/** The create-index body and a few bulks of docsPerIndex documents, written once to `file`. */
+/** The create-index body and a few bulks of docsPerIndex documents, written once to `file`. -> { profile, count, bytes } */
 export function writeManyShardsFixture(file, { profile, seed, docsPerIndex, bulks = 20 }) {
   const p = loadDocumentProfile(profile);
   const index = JSON.stringify({ settings: { 'index.number_of_shards': 1, 'index.number_of_replicas': 0 }, mappings: p.mapping });
-  writeFileSync(file, JSON.stringify({ index, bulks: bulkBodies({ profile: p, seed, bodies: bulks, docsPerBulk: docsPerIndex }) }));
-  return p;
+  const list = bulkBodies({ profile: p, seed, bodies: bulks, docsPerBulk: docsPerIndex });
+  writeFileSync(file, JSON.stringify({ index, bulks: list }));
+  return { profile: p, count: list.length, bytes: list.reduce((a, b) => a + Buffer.byteLength(b), 0) };
 }
 
 const get = (client, path, querystring = {}) => client.transport.request({ method: 'GET', path, querystring });
