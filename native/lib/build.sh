@@ -1,12 +1,12 @@
 # Assembles the native Elasticsearch "distribution" under $LAB_CACHE/native/es-$ES_VERSION from
-# Maven Central: server jars (module path), the netty4 transport module, our GET / module and
-# launcher. Rebuilt only when the version or native/ sources change.
+# Maven Central: server jars (module path), the netty4 transport module, our GET / and analysis
+# modules and launcher. Rebuilt only when the version or native/ sources change.
 
 NATIVE_SRC="$LAB_ROOT/native"
 ES_DIST="$LAB_CACHE/native/es-$ES_VERSION"
 
 native_source_hash() {
-  (cd "$NATIVE_SRC" && find pom.xml launcher rest-root netty4 config -type f \
+  (cd "$NATIVE_SRC" && find pom.xml launcher rest-root netty4 analysis config -type f \
     -not -path '*/target/*' -print0 | sort -z | xargs -0 sha256sum; echo "$ES_VERSION") | sha256sum | cut -c1-16
 }
 
@@ -26,10 +26,12 @@ build_native_dist() {
     || die "Maven build of native/ failed (see the output above); is Maven Central reachable?"
 
   local tmp="$ES_DIST.tmp.$$"
-  rm -rf "$tmp" && mkdir -p "$tmp"/{lib,launcher,modules/transport-netty4,modules/rest-root,plugins,config,nativelibs}
+  rm -rf "$tmp" && mkdir -p "$tmp"/{lib,launcher,modules/transport-netty4,modules/rest-root,modules/analysis-lab,plugins,config,nativelibs}
   cp "$NATIVE_SRC"/launcher/target/lib/*.jar "$tmp/lib/"
   cp "$NATIVE_SRC"/launcher/target/launcher-*.jar "$tmp/launcher/"
   cp "$NATIVE_SRC"/rest-root/target/module/* "$tmp/modules/rest-root/"
+  # analysis-common's storefront components on Lucene's own classes (already in lib/: no jar of theirs here)
+  cp "$NATIVE_SRC"/analysis/target/module/* "$tmp/modules/analysis-lab/"
   # A jar both on the module path and in a module folder is a split package: the node refuses
   # to start. The server already carries these.
   local jar
