@@ -9,7 +9,7 @@ LAB := scripts/lab
 
 .PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup bench-shape render dashboards \
 	tenants hot groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator \
-	seed seed-verify resubmit update querylog bench-seed \
+	seed seed-verify resubmit update querylog bench-seed bench-analysis \
 	load load-bot load-writes replay bench-load \
 	experiments experiment experiment-compare demo watch
 
@@ -147,6 +147,9 @@ bench-shape: ## What node sizes cost: make up -> green, idle RSS and CPU, SHAPE=
 
 bench-seed: ## Seeder docs/s against a naive loader, the client's bulk helper and a plain-HTTP ceiling (same run), and its CPU share (needs `make up`)
 	@scripts/install/npm-deps.sh seed-data && cd seed-data && node bench/seed.js
+
+bench-analysis: ## Seeding rate and index size with the storefront analysis (.partial subfields) against without, same documents, same run (needs `make up`)
+	@scripts/install/npm-deps.sh seed-data && cd seed-data && node bench/analysis.js
 
 bench-allocator: ## Placement plan for 100k tenants, API p99 at 200 req/s, move docs/s, the observer's cost with 1,000 tenants (needs `make up`)
 	@scripts/install/npm-deps.sh allocator && cd allocator && node bench/run.js

@@ -3,8 +3,7 @@
 // check proves). Values come from the tenant's profile (tenants.js), so queries match its catalog.
 import { PAGE_SIZE } from './config.js';
 import { statsGroupFor } from '../../packages/contract/src/naming.js';
-
-export const SEARCH_FIELDS = ['name^2', 'description', 'sku^3', 'keywords^2', 'brand_name^2'];
+import { AUTOCOMPLETE_FIELD, SEARCH_FIELDS, typedPart } from '../../packages/contract/src/storefront.js';
 
 export const pick = (a) => a[Math.floor(Math.random() * a.length)];
 export const chance = (p) => Math.random() < p;
@@ -72,11 +71,12 @@ export function categoryPage(t, opts = {}) {
   return body;
 }
 
-/** Search text: one or two words of the tenant's names and brands, or a SKU prefix. */
+/** Search text: one or two words of the tenant's names and brands (a fifth of them half-typed), or a SKU prefix. */
 export function searchText(t) {
   if (t.skus.length && chance(0.15)) { const s = pick(t.skus); return s.slice(0, Math.max(3, Math.ceil(s.length / 2))); }
   if (!t.words.length) return 'product';
-  return chance(0.5) ? pick(t.words) : `${pick(t.words)} ${pick(t.words)}`;
+  const word = () => (chance(0.2) ? typedPart(pick(t.words)) : pick(t.words));
+  return chance(0.5) ? word() : `${word()} ${word()}`;
 }
 
 /** Keyword search: simple_query_string over the storefront fields, or a prefix on the SKU. */
@@ -112,10 +112,10 @@ export function productDetail(t, productId = pick(t.products)) {
   return { size: 1, query: { ids: { values: [`${t.id}:${productId}`] } } };
 }
 
-/** Autocomplete: a half-typed last word, the seed log's shape (size 6, store_id only). */
+/** Autocomplete: a half-typed word against the names' edge n-grams, the seed log's shape (size 6). */
 export function autocomplete(t) {
   const w = t.words.length ? pick(t.words) : 'pro';
-  return { size: 6, _source: ['store_id', 'name'], query: { match_bool_prefix: { name: w.slice(0, Math.max(2, Math.ceil(w.length * 0.6))) } } };
+  return { size: 6, _source: ['store_id', 'name'], query: { match: { [AUTOCOMPLETE_FIELD]: { query: typedPart(w), operator: 'and' } } } };
 }
 
 /** The body of a search, with the tenant's search stats group (the write contract asks it). */

@@ -3,9 +3,10 @@
 // product; stores are picked by traffic weight, not by size.
 import { Random } from '../random.js';
 import { formatLine } from '@tenantlab/contract/querylog';
+import { AUTOCOMPLETE_FIELD, SEARCH_FIELDS, typedPart } from '@tenantlab/contract/storefront';
 import { CATALOG_EPOCH_MS, makeProduct } from './products.js';
 
-export const SEARCH_FIELDS = ['name^2', 'description', 'sku^3', 'keywords^2', 'brand_name^2'];
+export { SEARCH_FIELDS };
 const TYPE_MIX = [['product', 0.5], ['aggregated', 0.2], ['category', 0.15], ['autocomplete', 0.15]];
 
 const storeFilter = (id) => ({ term: { store_id: id } });
@@ -55,18 +56,21 @@ export function autocompleteQuery(storeId, prefix) {
   return {
     size: 8,
     _source: ['name', 'product_id'],
-    query: { bool: { filter: [storeFilter(storeId)], must: [{ match_bool_prefix: { name: { query: prefix, operator: 'and' } } }] } },
+    query: { bool: { filter: [storeFilter(storeId)], must: [{ match: { [AUTOCOMPLETE_FIELD]: { query: prefix, operator: 'and' } } }] } },
   };
 }
 
-// What a shopper would type about a product: its noun, brand + noun, adjective + noun, its sku.
+// What a shopper would type about a product: its noun (whole, or its words half-typed), brand +
+// noun, adjective + noun, its sku (whole, or its first part: a SKU prefix).
 function searchText(rng, p, noun) {
   const r = rng.float();
   const lastNounWord = noun.split(' ').at(-1).toLowerCase();
-  if (r < 0.4) return noun.toLowerCase();
+  if (r < 0.3) return noun.toLowerCase();
+  if (r < 0.4) return noun.toLowerCase().split(' ').map(typedPart).join(' ');
   if (r < 0.65) return `${p.brand_name.toLowerCase()} ${lastNounWord}`;
   if (r < 0.85) return `${p.name.split(' ')[p.brand_name.split(' ').length].toLowerCase()} ${lastNounWord}`;
-  return p.sku;
+  if (r < 0.93) return p.sku;
+  return p.sku.slice(0, p.sku.lastIndexOf('-') + 3);
 }
 
 // The first words of the name, the last one cut short, as typed into a search box.

@@ -45,7 +45,18 @@ test('the product search has the seed article\'s shape', () => {
   assert.deepEqual(query._source, ['store_id']);
   assert.deepEqual(query.query.bool.filter, [{ term: { store_id: storeId } }]);
   assert.deepEqual(query.query.bool.should, [{ term: { inventory_tracking: 'none' } }, { range: { inventory_level: { gt: 0 } } }]);
-  assert.deepEqual(query.query.bool.must[0].simple_query_string.fields, ['name^2', 'description', 'sku^3', 'keywords^2', 'brand_name^2']);
+  // the article's fields: each full field next to its partial-word subfield
+  assert.deepEqual(query.query.bool.must[0].simple_query_string.fields,
+    ['name^2', 'name.partial', 'description', 'sku^3', 'sku.partial', 'keywords^2', 'keywords.partial', 'brand_name^2']);
+});
+
+test('shoppers half-type words and SKUs: some product searches are partial words or a SKU prefix, autocomplete uses the edge n-grams', () => {
+  const lines = [...queryLogLines({ seed: 1, tenants, lines: 3000 })].map((l) => parseLine(l));
+  const texts = lines.filter((l) => l.type === 'product').map((l) => l.query.query.bool.must[0].simple_query_string.query);
+  // a SKU prefix ends inside its last dash-separated part; a whole SKU does not
+  assert.ok(texts.some((t) => /^[A-Z0-9]+-[A-Z0-9]+-\d{2}$/.test(t)), 'no SKU prefix among the product searches');
+  const auto = lines.find((l) => l.type === 'autocomplete');
+  assert.ok(auto.query.query.bool.must[0].match['name.partial'], 'autocomplete does not match on name.partial');
 });
 
 // The format itself (round trip, malformed lines) is tested with its module:

@@ -10,7 +10,10 @@ import { BulkLoader } from 'tenantlab-seed-data/src/load/bulk-loader.js';
 import { interleavedItems } from 'tenantlab-seed-data/src/generate/catalog.js';
 import { RunError } from './errors.js';
 
-const MAPPING = JSON.parse(readFileSync(new URL('../../../../allocator/schema/products-mapping.json', import.meta.url), 'utf8'));
+// the lab's products contract: the allocator's template mapping and the analysis it refers to
+const schema = (file) => JSON.parse(readFileSync(new URL(`../../../../allocator/schema/${file}`, import.meta.url), 'utf8'));
+const MAPPING = schema('products-mapping.json');
+const ANALYSIS = schema('products-analysis.json');
 
 /** The store number of a generated tenant (its position, from 1): odd/even assignment uses it. */
 const storeNumber = (t) => t.index + 1;
@@ -51,6 +54,7 @@ export async function createLayout(client, { variant, groupAttr, names, groups =
       'index.number_of_replicas': 0,
       'index.refresh_interval': '-1',
       'index.analysis.analyzer.default.type': 'standard',
+      analysis: ANALYSIS,
       // store sizes read right after the force-merge, not 10 s old (the default cache)
       'index.store.stats_refresh_interval': '0s',
     };
