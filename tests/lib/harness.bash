@@ -25,7 +25,7 @@ run_bats() {
   while IFS= read -r line; do
     echo "$line"
     count_tap_line "$line"
-  done < <(BATS_LIB_PATH="$bats_dir/node_modules" "$bats_dir/node_modules/bats/bin/bats" --tap "$@" 2>&1)
+  done < <(BATS_LIB_PATH="$bats_dir/node_modules" "$bats_dir/node_modules/bats/bin/bats" --tap --timing "$@" 2>&1)
 }
 
 # run_node_tests DIR SCRIPT: `npm run SCRIPT` in DIR (node --test: TAP when piped), counted
