@@ -15,7 +15,7 @@
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { Counter } from 'k6/metrics';
-import { env, envDuration, envNumber, seconds, checkedUrl } from './lib/config.js';
+import { env, envDuration, envNumber, seconds, checkedUrl, ES_EXTERNAL, ES_NDJSON_HEADERS } from './lib/config.js';
 import { BULK_QUERY, bulkItems } from './lib/bulk-items.js';
 
 export { handleSummary } from './lib/summary.js';
@@ -27,7 +27,7 @@ const CLIENTS = envNumber('CLIENTS', 4, { min: 1, integer: true });
 const DOCS_PER_BULK = envNumber('DOCS_PER_BULK', 1000, { min: 1, integer: true });
 const INDEX = env('INDEX', '');
 if (!/^[a-z0-9][a-z0-9._-]*$/.test(INDEX)) throw new Error(`INDEX=${INDEX}: want the name of the index to write to`);
-const URLS = String(env('ES_URLS', env('ES_URL', 'http://127.0.0.1:9200'))).split(',').filter(Boolean).map((u, i) => checkedUrl(`ES_URLS[${i}]`, u));
+const URLS = String(env('ES_URLS', env('ES_URL', 'http://127.0.0.1:9200'))).split(',').filter(Boolean).map((u, i) => checkedUrl(`ES_URLS[${i}]`, u, { external: ES_EXTERNAL }));
 const warmupEnds = `${seconds(RAMP_UP) + seconds(WARMUP)}s`;
 
 // Each client holds a few bodies of its own as bytes (k6 sends an ArrayBuffer as it is): a bulk
@@ -72,7 +72,7 @@ export const options = {
 };
 
 const PARAMS = {
-  headers: { 'Content-Type': 'application/x-ndjson' },
+  headers: ES_NDJSON_HEADERS,
   timeout: '120s',
   tags: { name: 'bulk' },
   // a 429 is an answer the figures count (rejections), not a failed request of the generator

@@ -11,7 +11,7 @@ import http from 'k6/http';
 import exec from 'k6/execution';
 import { SharedArray } from 'k6/data';
 import { Counter } from 'k6/metrics';
-import { env, envDuration, envNumber, checkedUrl } from './lib/config.js';
+import { env, envDuration, envNumber, checkedUrl, ES_EXTERNAL, ES_JSON_HEADERS, ES_NDJSON_HEADERS } from './lib/config.js';
 import { BULK_QUERY, bulkItems } from './lib/bulk-items.js';
 
 export { handleSummary } from './lib/summary.js';
@@ -21,7 +21,7 @@ const CLIENTS = envNumber('CLIENTS', 8, { min: 1, integer: true });
 const INDICES = envNumber('INDICES', 100, { min: 1, integer: true });
 const PREFIX = env('INDEX_PREFIX', '');
 if (!/^[a-z0-9][a-z0-9._-]*$/.test(PREFIX)) throw new Error(`INDEX_PREFIX=${PREFIX}: want the prefix of the indices to create`);
-const URLS = String(env('ES_URLS', env('ES_URL', 'http://127.0.0.1:9200'))).split(',').filter(Boolean).map((u, i) => checkedUrl(`ES_URLS[${i}]`, u));
+const URLS = String(env('ES_URLS', env('ES_URL', 'http://127.0.0.1:9200'))).split(',').filter(Boolean).map((u, i) => checkedUrl(`ES_URLS[${i}]`, u, { external: ES_EXTERNAL }));
 
 const fixture = new SharedArray('index body and bulks', () => {
   const f = JSON.parse(open(env('BODIES_FILE', '')));
@@ -52,15 +52,13 @@ export const options = {
   noUsageReport: true,
 };
 
-const JSON_HEADERS = { 'Content-Type': 'application/json' };
-
 /** One index: create it, then its documents in one bulk. */
 export function indexOne() {
   const i = exec.scenario.iterationInTest;
   const url = URLS[i % URLS.length];
   const name = `${PREFIX}${i + 1}`;
   const res = http.put(`${url}/${name}?filter_path=acknowledged`, fixture[0], {
-    headers: JSON_HEADERS, timeout: '120s', tags: { op: 'create', name: 'create' }, responseCallback: http.expectedStatuses(200),
+    headers: ES_JSON_HEADERS, timeout: '120s', tags: { op: 'create', name: 'create' }, responseCallback: http.expectedStatuses(200),
   });
   if (res.status !== 200) {
     createFailed.add(1);
@@ -69,7 +67,7 @@ export function indexOne() {
   created.add(1);
   const body = fixture[1 + (i % (fixture.length - 1))];
   const bulk = http.post(`${url}/${name}/_bulk${BULK_QUERY}`, body, {
-    headers: { 'Content-Type': 'application/x-ndjson' }, timeout: '120s', tags: { op: 'bulk', name: 'bulk' }, responseCallback: http.expectedStatuses(200, 429),
+    headers: ES_NDJSON_HEADERS, timeout: '120s', tags: { op: 'bulk', name: 'bulk' }, responseCallback: http.expectedStatuses(200, 429),
   });
   const n = bulkItems(bulk, DOCS_PER_INDEX);
   indexed.add(n.indexed);

@@ -32,7 +32,7 @@ import { allocatorTenants } from './lib/tenants.js';
 import { checkSearch } from './lib/checks.js';
 // The query-log format: the one module the seeder writes logs with (packages/contract)
 import { parseLog, searchRequestOf } from '../packages/contract/src/querylog.js';
-import { ES_URL, JSON_HEADERS, ALIAS } from './lib/config.js';
+import { ES_URL, ES_JSON_HEADERS, ALIAS } from './lib/config.js';
 
 export { handleSummary } from './lib/summary.js';
 
@@ -122,7 +122,7 @@ export function replay(data) {
   }
   const req = searchRequestOf(e);
   const tg = { tenant: t.id, index_group: t.group || 'none', query_type: e.type, name: e.type };
-  const res = http.post(`${ES_URL}/${ALIAS || req.index}/_search`, JSON.stringify(req.body), { headers: JSON_HEADERS, tags: tg, timeout: '30s' });
+  const res = http.post(`${ES_URL}/${ALIAS || req.index}/_search`, JSON.stringify(req.body), { headers: ES_JSON_HEADERS, tags: tg, timeout: '30s' });
   const body = checkSearch(res, t.id, { aggs: !!(e.query.aggs || e.query.aggregations) }, tg);
   if (body && body.hits && body.hits.hits) hitsFound.add(body.hits.hits.length);
 }

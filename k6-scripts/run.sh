@@ -15,6 +15,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/../scripts/lib/config.sh"
+source "$here/../scripts/lib/cluster.sh"
 
 SCENARIOS=(mixed storefront bot writes replay)
 # The settings the scripts read (k6-scripts/lib/config.js and each scenario's top)
@@ -57,7 +58,7 @@ number='^([0-9]+\.?[0-9]*|\.[0-9]+)$'
 es="$(es_url)"
 allocator="http://$LAB_BIND:$ALLOCATOR_PORT"
 prometheus="http://$LAB_BIND:$PROMETHEUS_PORT"
-curl -fsS --max-time 5 "$es/" >/dev/null 2>&1 \
+es_curl -fsS --max-time 5 "$es/" >/dev/null 2>&1 \
   || die "the cluster does not answer at $es: start the lab first (make up; make status shows it)"
 curl -fsS --max-time 5 "$allocator/readyz" >/dev/null 2>&1 \
   || die "the allocator does not answer at $allocator/readyz: start the lab first (make up; make status shows it)"
@@ -142,6 +143,11 @@ if [[ "$runtime" == compose ]]; then
 else
   k6="$("$LAB_ROOT/scripts/install/k6.sh")" || die "k6 could not be installed (scripts/install/k6.sh)"
   export ES_URL="$es" ALLOCATOR_URL="$allocator" RESULTS_DIR="$results" RUN_ID="$run_id"
+  # an external cluster's header, CA and TLS switch, in k6's environment only
+  if lab_is_external; then
+    k6_env="$(node "$LAB_ROOT/packages/contract/bin/connection" env k6)" || exit 2
+    eval "$k6_env"
+  fi
   export K6_PROMETHEUS_RW_SERVER_URL="$prometheus/api/v1/write"
   timeout --foreground --kill-after=15s "$bound" "$k6" "${k6_args[@]}" "$here/$scenario.js"
   rc=$?

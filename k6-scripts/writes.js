@@ -12,7 +12,7 @@
 
 // ---- Thresholds (besides failed < 1%, checks > 99%, no cross-tenant hit: lib/options.js) ------
 // p95 of the writes' requests (ids reads, scans and bulks of BULK_SIZE). Override: P95_WRITES_MS=
-import { env, envNumber, envList, DURATION, TENANT, ES_URL, JSON_HEADERS } from './lib/config.js';
+import { env, envNumber, envList, DURATION, TENANT, ES_URL, ES_NDJSON_HEADERS } from './lib/config.js';
 
 export const P95_WRITES_MS = envNumber('P95_WRITES_MS', 2000);
 export const BULK_SIZE = envNumber('BULK_SIZE', 100, { min: 1, integer: true });
@@ -84,7 +84,7 @@ function bulk(t, items, queryType) {
     lines.push(JSON.stringify(it.doc));
   }
   const tg = tags(t, queryType);
-  const res = http.post(`${ES_URL}/${t.alias}/_bulk`, `${lines.join('\n')}\n`, { headers: { 'Content-Type': 'application/x-ndjson' }, tags: tg, timeout: '60s' });
+  const res = http.post(`${ES_URL}/${t.alias}/_bulk`, `${lines.join('\n')}\n`, { headers: ES_NDJSON_HEADERS, tags: tg, timeout: '60s' });
   const { body } = checkBulk(res, items.length, tg);
   if (body && body.items) {
     const conflicts = body.items.filter((x) => x.index && x.index.status === 409).length;

@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadLabEnv } from '@tenantlab/contract/lab-env-file';
 import { topology } from '@tenantlab/contract/topology';
+import { clientOptions, clusterConnection } from '@tenantlab/contract/connection';
 import { checkPolicyGroups, loadPolicy } from './policy.js';
 
 const allocatorDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -25,11 +26,17 @@ export function loadConfig(env = process.env) {
   const policy = loadPolicy(policyFile);
   // The lab's groups are known from its topology when lab.env describes the nodes (an
   // allocator pointed at another cluster has no LAB_NODES and skips this).
-  if (e.LAB_NODES) checkPolicyGroups(policy, Object.keys(topology(e).groups), policyFile);
+  // (an external cluster's groups are its nodes' attributes, not lab.env's node list)
+  const conn = clusterConnection(e);
+  if (e.LAB_NODES && !conn.external) checkPolicyGroups(policy, Object.keys(topology(e).groups), policyFile);
+  // ALLOCATOR_ES_URL: where a container reaches the cluster (compose: http://es-master:9200)
+  const esUrl = e.ALLOCATOR_ES_URL || conn.url;
   return Object.freeze({
     host: e.ALLOCATOR_LISTEN_HOST || bind,
     port: int('ALLOCATOR_PORT', e.ALLOCATOR_PORT ?? '8080'),
-    esUrl: e.ALLOCATOR_ES_URL || `http://${bind}:${e.ES_MASTER_HTTP_PORT || '9200'}`,
+    esUrl,
+    // the client's node, credentials and TLS (packages/contract/src/connection.js)
+    es: Object.freeze({ ...clientOptions(conn), node: esUrl }),
     groupAttr: e.LAB_GROUP_ATTR || 'index_group',
     prefix,
     logLevel: e.ALLOCATOR_LOG_LEVEL || 'info',

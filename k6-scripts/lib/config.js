@@ -38,8 +38,13 @@ export function seconds(duration) {
 }
 
 const ALLOWED_HOSTS = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]|es-master|allocator|[a-z][a-z0-9-]*)$/;
-export function checkedUrl(key, dflt) {
+export function checkedUrl(key, dflt, { external = false } = {}) {
   const url = String(env(key, dflt)).replace(/\/+$/, '');
+  // RUNTIME=external: the user named this cluster (ES_URL), over http or https, wherever it is
+  if (external) {
+    if (!/^https?:\/\/[^/\s@]+$/.test(url)) throw new Error(`${key}=${url}: want http(s)://HOST:PORT, without credentials`);
+    return url;
+  }
   const m = /^http:\/\/([^/:]+|\[::1\])(:\d+)?$/.exec(url);
   if (!m) throw new Error(`${key}=${url}: want http://HOST:PORT`);
   // A dotted name or a non-loopback address is somewhere else: refuse (loopback-only lab).
@@ -50,7 +55,9 @@ export function checkedUrl(key, dflt) {
 }
 
 // The cluster's HTTP entry point (es-master) and the allocator API
-export const ES_URL = checkedUrl('ES_URL', 'http://127.0.0.1:9200');
+// RUNTIME=external (ES_EXTERNAL=1): the cluster the user named, not the lab's loopback nodes
+export const ES_EXTERNAL = env('ES_EXTERNAL', '') === '1';
+export const ES_URL = checkedUrl('ES_URL', 'http://127.0.0.1:9200', { external: ES_EXTERNAL });
 export const ALLOCATOR_URL = checkedUrl('ALLOCATOR_URL', 'http://127.0.0.1:8080');
 
 // Which tenants take part: TENANT= one id; TENANTS= a comma list of ids or globs (k6dev-*)
@@ -78,3 +85,9 @@ export const RESULTS_DIR_SHOWN = env('RESULTS_DIR_SHOWN', RESULTS_DIR);
 export const RUN_ID = env('RUN_ID', '');
 
 export const JSON_HEADERS = { 'Content-Type': 'application/json' };
+// Requests to Elasticsearch carry the cluster's credentials (RUNTIME=external: run.sh or the
+// experiment runner puts the header's value in the environment, never on a command line);
+// the allocator's API never sees them.
+const ES_AUTH = env('ES_AUTHORIZATION', '') ? { Authorization: env('ES_AUTHORIZATION', '') } : {};
+export const ES_JSON_HEADERS = { ...JSON_HEADERS, ...ES_AUTH };
+export const ES_NDJSON_HEADERS = { 'Content-Type': 'application/x-ndjson', ...ES_AUTH };

@@ -1,6 +1,6 @@
 // One search through a tenant's alias at the cluster's entry point, tagged and checked.
 import http from 'k6/http';
-import { ES_URL, ALIAS, JSON_HEADERS } from './config.js';
+import { ES_URL, ALIAS, ES_JSON_HEADERS } from './config.js';
 import { tags, checkSearch } from './checks.js';
 import { withStats } from './queries.js';
 
@@ -12,6 +12,6 @@ import { withStats } from './queries.js';
 export function search(t, body, queryType, checkOpts = {}, extraTags = {}, extraHeaders = {}) {
   const alias = ALIAS || t.alias;
   const tg = { ...tags(t, queryType), ...extraTags };
-  const res = http.post(`${t.esUrl || ES_URL}/${alias}/_search`, withStats(body, t.id), { headers: { ...JSON_HEADERS, ...extraHeaders }, tags: tg, timeout: '30s' });
+  const res = http.post(`${t.esUrl || ES_URL}/${alias}/_search`, withStats(body, t.id), { headers: { ...ES_JSON_HEADERS, ...extraHeaders }, tags: tg, timeout: '30s' });
   return checkSearch(res, t.id, checkOpts, tg);
 }

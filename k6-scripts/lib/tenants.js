@@ -3,7 +3,7 @@
 // build queries that match the tenant's real catalog, whatever generated it.
 import http from 'k6/http';
 import { fail } from 'k6';
-import { ALLOCATOR_URL, ES_URL, TENANT, TENANTS, TENANTS_FILE, PROFILE_TENANTS, SAMPLE_PRODUCTS, JSON_HEADERS } from './config.js';
+import { ALLOCATOR_URL, ES_URL, TENANT, TENANTS, TENANTS_FILE, PROFILE_TENANTS, SAMPLE_PRODUCTS, ES_JSON_HEADERS } from './config.js';
 import { tags } from './checks.js';
 // The lab's names (alias, stats group), the same file the allocator and the seeder import
 import { aliasFor, statsGroupFor } from '../../packages/contract/src/naming.js';
@@ -74,7 +74,7 @@ export function profileTenants(tenants) {
       method: 'POST',
       url: `${t.esUrl || ES_URL}/${t.alias}/_search`,
       body: JSON.stringify({ ...PROFILE_BODY(SAMPLE_PRODUCTS), stats: [statsGroupFor(t.id)] }),
-      params: { headers: JSON_HEADERS, tags: tags(t, 'profile'), timeout: '30s' },
+      params: { headers: ES_JSON_HEADERS, tags: tags(t, 'profile'), timeout: '30s' },
     })));
     batch.forEach((t, j) => {
       const res = responses[j];

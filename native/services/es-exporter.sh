@@ -1,6 +1,6 @@
 # elasticsearch_exporter (prometheus-community) at ES_EXPORTER_VERSION, built from the Go module
 # proxy by scripts/install/es-exporter.sh (cached in $LAB_CACHE/bin). It asks the lab's HTTP
-# entry point (the master node) for every node's stats (--es.all) plus the indices, shards,
+# entry point (the master node; RUNTIME=external: ES_URL) for every node's stats (--es.all) plus the indices, shards,
 # aliases and cluster-settings collectors, and serves them on LAB_BIND:ES_EXPORTER_PORT.
 # Interface: native/lib/services.sh.
 
@@ -25,4 +25,7 @@ service_command() {
   echo "--es.timeout=8s"
   echo "--web.listen-address=$LAB_BIND:$ES_EXPORTER_PORT"
   echo "--log.level=warn"
+  # an external cluster's CA (or no check); its credentials reach the exporter through its
+  # environment (external/bin/lab), never its command line
+  if lab_is_external; then node "$LAB_ROOT/packages/contract/bin/connection" exporter-flags; fi
 }

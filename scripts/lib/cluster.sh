@@ -1,8 +1,18 @@
 # Talking to the running cluster over loopback HTTP; shared by both runtime drivers and tests.
 # Needs config.sh sourced first.
 
+# es_curl CURL-ARGS...: curl with the cluster's credentials and CA when it is an external one,
+# read from a pipe (curl -K), never from the command line where ps would show them
+es_curl() {
+  if lab_is_external; then
+    curl -K <(node "$LAB_ROOT/packages/contract/bin/connection" curl-config 2>/dev/null) "$@"
+  else
+    curl "$@"
+  fi
+}
+
 # es_get PATH [NODE]: body of a GET, empty and non-zero if the node does not answer.
-es_get() { curl -fsS --max-time 5 "$(es_url "${2:-}")$1" 2>/dev/null; }
+es_get() { es_curl -fsS --max-time 5 "$(es_url "${2:-}")$1" 2>/dev/null; }
 
 cluster_status() { es_get "/_cluster/health" | jq -r '.status // empty' 2>/dev/null; }
 

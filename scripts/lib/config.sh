@@ -52,4 +52,21 @@ shift_lab_ports() {
   for key in $(lab_port_keys); do export "$key=$((${!key} + $1))"; done
 }
 
-es_url() { echo "http://$LAB_BIND:$(node_var "${1:-$LAB_MASTER_NODE}" HTTP_PORT)"; }
+# The lab in LAB_DIR uses an existing cluster (RUNTIME=external, external/bin/lab): asked for
+# now, or the running lab's runtime (it sticks until make down, as the other runtimes do)
+lab_is_external() {
+  [[ "${RUNTIME:-auto}" == external ]] && return 0
+  [[ "${RUNTIME:-auto}" == auto && "$(cat "$LAB_DIR/runtime" 2>/dev/null)" == external ]]
+}
+# external_url: ES_URL, else the one `make up RUNTIME=external` kept (connection.env, no secret)
+external_url() {
+  local url="${ES_URL:-}"
+  [[ -n "$url" ]] || url="$(sed -n 's/^ES_URL=//p' "$LAB_DIR/connection.env" 2>/dev/null)"
+  echo "${url%/}"
+}
+# es_url [NODE]: a node's HTTP address (default: the lab's entry point); an external lab's
+# cluster URL whatever the node
+es_url() {
+  if lab_is_external; then external_url; return; fi
+  echo "http://$LAB_BIND:$(node_var "${1:-$LAB_MASTER_NODE}" HTTP_PORT)"
+}

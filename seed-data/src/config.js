@@ -4,14 +4,17 @@
 // lab's one error (LabEnvError, exit 2), not silently dropped.
 import { allocatorUrl } from '@tenantlab/contract/allocator-client';
 import { labRoot, loadLabEnv } from '@tenantlab/contract/lab-env-file';
+import { clusterConnection } from '@tenantlab/contract/connection';
 import { resolve } from 'node:path';
 
 export function loadConfig(env = process.env) {
   const e = loadLabEnv({ env });
-  const bind = e.LAB_BIND || '127.0.0.1';
+  // the cluster, its credentials and CA (RUNTIME=external), or the lab's own entry point
+  const connection = clusterConnection(e);
   return {
     env: e,
-    esUrl: e.ES_URL || `http://${bind}:${e.ES_MASTER_HTTP_PORT || '9200'}`,
+    connection,
+    esUrl: connection.url,
     allocatorUrl: allocatorUrl(e),
     labDir: e.LAB_DIR || resolve(labRoot, '.lab'),
   };

@@ -2,7 +2,7 @@ import { Client } from '@elastic/elasticsearch';
 
 export function createClient(config) {
   return new Client({
-    node: config.esUrl,
+    ...config.es,
     requestTimeout: config.requestTimeoutMs,
     // Retries belong to the callers that know whether an operation is idempotent.
     maxRetries: 0,

@@ -71,6 +71,14 @@ export const isTransientItem = (item) => isTransientResponse(item.status, item.e
 /** One line saying why: `type: reason` from the cluster, else the client's message. */
 export function esReason(err) {
   const e = bodyError(err);
+  const status = err && err.meta && err.meta.statusCode;
+  // A cluster with security (RUNTIME=external): say which setting to fix, with its own reason
+  if (status === 401) return `HTTP 401 Unauthorized: the cluster refused the credentials${e && e.reason ? ` (${e.reason})` : ''}; check ES_USERNAME and ES_PASSWORD (or ES_PASSWORD_FILE), or ES_API_KEY`;
+  if (status === 403) return `HTTP 403 Forbidden: the credentials lack a privilege this needs${e && e.reason ? ` (${e.reason})` : ''}`;
+  const message = String((err && err.message) || '');
+  if (/certificate|self[- ]signed|CERT_/i.test(message) && !e) {
+    return `the cluster's TLS certificate is not trusted (${message}): set ES_CA_CERT to the PEM file of the CA that signed it (ES_TLS_VERIFY=false skips the check, not recommended)`;
+  }
   if (e && e.reason) return `${e.type}: ${e.reason}`;
   if (err && err.name === 'ConnectionError') return String(err.message).replace(/^connect /, '') || 'connection failed';
   return (err && err.message) || String(err);

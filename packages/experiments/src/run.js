@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
 import { experimentRunPrefix } from '@tenantlab/contract/naming';
 import { esReason } from '@tenantlab/contract/es-errors';
+import { clientOptions, clusterConnection } from '@tenantlab/contract/connection';
 import { nodeKey } from '@tenantlab/contract/topology';
 import { generateTenants } from 'tenantlab-seed-data/src/generate/tenants.js';
 import { loadProfile } from 'tenantlab-seed-data/src/profiles.js';
@@ -92,6 +93,11 @@ export async function runExperiment(opts) {
   const started = Date.now();
   const cpuAtStart = process.cpuUsage();
   const ownsLab = labMode === 'own' && Boolean(labCommand);
+  // the cluster measured, with its credentials and CA when it is an external one (RUNTIME=external)
+  const conn = ownsLab ? null : clusterConnection(process.env);
+  if (conn?.external && plan.variants.some((v) => v.lab)) {
+    throw new RunError(`${name} changes the topology (lab: in its spec: ${describeLab(plan.variants.find((v) => v.lab).lab)}), which an external cluster's nodes are not the lab's to do: run it on a lab of its own (RUNTIME=native or compose, LAB=own)`);
+  }
   if (!ownsLab && plan.variants.some((v) => v.lab)) {
     throw new RunError(`${name} sets the lab it runs on (lab: in its spec: ${describeLab(plan.variants.find((v) => v.lab).lab)}): run it with LAB=own, which starts that lab beside yours`);
   }
@@ -110,7 +116,8 @@ export async function runExperiment(opts) {
     esUrl = labUrl();
     try { runtime = readFileSync(join(process.env.LAB_DIR, 'runtime'), 'utf8').trim(); } catch { /* as given */ }
   }
-  let client = new Client({ node: esUrl, requestTimeout: 120000, maxRetries: 2 });
+  const esClient = () => new Client({ ...(conn ? clientOptions(conn) : {}), node: esUrl, requestTimeout: 120000, maxRetries: 2 });
+  let client = esClient();
   const fitness = async () => {
     await requireUp(client, esUrl);
     const q = await requireQuiet(client);
@@ -269,7 +276,8 @@ export async function runExperiment(opts) {
       }
     };
     // the data nodes' addresses on the variant's lab, by index group
-    const nodeUrlsOf = (v) => nodeUrlsByGroup(client, { groupAttr, env: { ...process.env, ...(lab ? labEnvOf(labOf.get(v.name)) : {}) } });
+    // an external cluster is reached through ES_URL only: its nodes' own addresses are not the way in
+    const nodeUrlsOf = async (v) => (conn?.external ? () => [] : nodeUrlsByGroup(client, { groupAttr, env: { ...process.env, ...(lab ? labEnvOf(labOf.get(v.name)) : {}) } }));
     const ingestEnv = (v, index) => ({
       ES_URLS: ingestUrls.get(v.name).join(','), INDEX: index, BODIES_DIR: bodiesDir, BODIES_COUNT: String(bodiesCount),
       CLIENTS: String(plan.workload.clients), DOCS_PER_BULK: String(plan.workload.bulk_docs),
@@ -422,7 +430,7 @@ export async function runExperiment(opts) {
         currentVariant = vname;
         const switched = await useLab(vname);
         await client.close();
-        client = new Client({ node: esUrl, requestTimeout: 120000, maxRetries: 2 });
+        client = esClient();
         if (switched.restarted) await settleAfterStart(client);
         await fitness();
         await prepare(vname, switched);
@@ -623,7 +631,9 @@ export async function runCli(argv, log = (line) => process.stderr.write(`${line}
   requireKnown(o);
   if (!o.esUrl && !o.labCommand) throw new RunError('--es-url (the running lab) or --lab-command (a lab of its own) is required; scripts/experiment passes one');
   if (!o.esUrl) o.esUrl = labUrl();
-  if (!/^http:\/\/(127\.\d+\.\d+\.\d+|localhost)(:\d+)?\/?$/.test(o.esUrl)) throw new RunError(`--es-url ${o.esUrl}: the lab is loopback-only; refusing to measure anything else`);
+  // loopback only, unless the lab is an external cluster the user named (RUNTIME=external, ES_URL)
+  const external = o.labMode === 'running' && clusterConnection(process.env).external;
+  if (!external && !/^http:\/\/(127\.\d+\.\d+\.\d+|localhost)(:\d+)?\/?$/.test(o.esUrl)) throw new RunError(`--es-url ${o.esUrl}: the lab is loopback-only; refusing to measure anything else`);
   const abort = new AbortController();
   let signals = 0;
   const onSignal = (sig) => {

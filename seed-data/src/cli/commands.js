@@ -26,7 +26,7 @@ async function loadAndVerify(ctx, entry, { label, tenants, items, initialLoad, j
   // cut short is completed by the next `make up` instead of passing for a user's changes.
   const journalFile = journalFileOf(ctx.labDir);
   if (journal) started(journalFile, tenants.map((t) => t.id));
-  const r = await runLoad({ entry, esUrl: ctx.esUrl, labDir: ctx.labDir, tenants, items, initialLoad, label, bulk: ctx.bulk, progressMode: ctx.progressMode, log });
+  const r = await runLoad({ entry, esUrl: ctx.esUrl, esOptions: ctx.esOptions, labDir: ctx.labDir, tenants, items, initialLoad, label, bulk: ctx.bulk, progressMode: ctx.progressMode, log });
   if (r.error) {
     // Say exactly what is there, so nothing half-loaded goes unreported.
     let detail = '';

@@ -2,6 +2,7 @@
 // contacted: bad input fails in one line without touching the allocator or the cluster.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
+import { esOptionsOf } from '../load/cluster.js';
 import { UsageError } from '../errors.js';
 import { checkPrefix, generateTenants } from '../generate/tenants.js';
 import { loadProfile } from '../profiles.js';
@@ -83,6 +84,9 @@ export function buildContext(values, env = process.env) {
     tenants,
     only,
     esUrl: values.es ?? config.esUrl,
+    // credentials and TLS of the cluster (RUNTIME=external); its nodes' own addresses are not
+    // the way in there, so every request goes through ES_URL
+    esOptions: esOptionsOf(config.connection),
     allocatorUrl: values.allocator ?? config.allocatorUrl,
     labDir: config.labDir,
     progressMode: progress,

@@ -11,7 +11,7 @@ export const log = (msg) => process.stderr.write(`${msg}\n`);
 export async function connect(ctx, { allocator = true } = {}) {
   const api = new AllocatorApi(ctx.allocatorUrl);
   if (allocator) await api.requireReady();
-  const entry = entryClient(ctx.esUrl);
+  const entry = entryClient(ctx.esUrl, ctx.esOptions);
   await requireCluster(entry, ctx.esUrl);
   return { api, entry };
 }

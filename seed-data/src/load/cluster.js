@@ -3,6 +3,7 @@
 // through one node.
 import { Client } from '@elastic/elasticsearch';
 import { esReason, isTransient } from '@tenantlab/contract/es-errors';
+import { clientOptions } from '@tenantlab/contract/connection';
 import { ServiceError } from '../errors.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -10,7 +11,17 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 // Which failures are transient and their reason are the lab's rules (packages/contract).
 export { esReason, isTransient };
 
-export function entryClient(esUrl, opts = {}) {
+/**
+ * The client options of a connection (packages/contract/src/connection.js) other than its node:
+ * credentials, TLS, and `entryOnly` when every request must go through the entry point (an
+ * external cluster: its nodes' own addresses are not reachable, or not secured the same way).
+ */
+export function esOptionsOf(connection) {
+  const { node, ...opts } = clientOptions(connection);
+  return { ...opts, entryOnly: connection.external };
+}
+
+export function entryClient(esUrl, { entryOnly, ...opts } = {}) {
   return new Client({ node: esUrl, requestTimeout: 60000, ...opts });
 }
 
@@ -30,10 +41,10 @@ export async function requireCluster(client, esUrl) {
  * A client over the HTTP addresses of the data nodes. Only loopback addresses are used when the
  * entry point is loopback (the lab never sends traffic elsewhere); falls back to the entry point.
  */
-export async function dataNodesClient(entry, esUrl, opts = {}) {
+export async function dataNodesClient(entry, esUrl, { entryOnly = false, ...opts } = {}) {
   const entryHost = new URL(esUrl).hostname;
   let nodes = [];
-  try {
+  if (!entryOnly) try {
     const info = await entry.nodes.info({ node_id: 'data:true', metric: 'http' });
     nodes = Object.values(info.nodes)
       .map((n) => n.http?.publish_address)

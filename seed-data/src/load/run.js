@@ -9,7 +9,7 @@ import { dataNodesClient, esReason } from './cluster.js';
 
 export const stateFileOf = (labDir) => join(labDir, 'seed-data', 'initial-load-settings.json');
 
-export async function runLoad({ entry, esUrl, labDir, tenants, items, initialLoad, label, bulk, progressMode, log }) {
+export async function runLoad({ entry, esUrl, esOptions = {}, labDir, tenants, items, initialLoad, label, bulk, progressMode, log }) {
   const stateFile = stateFileOf(labDir);
   // Leftovers of a seeder that was killed mid-load are put back first.
   const leftovers = await restorePending(entry, stateFile).catch(() => []);
@@ -31,7 +31,7 @@ export async function runLoad({ entry, esUrl, labDir, tenants, items, initialLoa
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
-  const { client, nodes } = await dataNodesClient(entry, esUrl);
+  const { client, nodes } = await dataNodesClient(entry, esUrl, esOptions);
   const loader = new BulkLoader({ client, ...bulk });
   const progress = new Progress({ label, tenants, acked: loader.acked, mode: progressMode });
   loader.onAck = (n) => progress.advance(n);

@@ -7,6 +7,7 @@ import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { RunError } from './errors.js';
+import { childEnv, clusterConnection } from '@tenantlab/contract/connection';
 
 const TICKS_PER_S = 100; // USER_HZ on Linux
 
@@ -30,6 +31,8 @@ export async function runK6({ k6, script, esUrl, workload, tenants = null, dir, 
     PATH: process.env.PATH, HOME: process.env.HOME, K6_NO_USAGE_REPORT: 'true',
     ES_URL: esUrl, RESULTS_DIR: dir, RUN_ID: runId,
     RAMP_UP: workload.ramp_up, WARMUP: workload.warmup, MEASURE: workload.measure,
+    // an external cluster's header and CA (RUNTIME=external), in k6's environment only
+    ...childEnv(clusterConnection(process.env), 'k6'),
     ...extraEnv,
   };
   // the storefront's stores and their aliases (the ingest workload has none: its index is in extraEnv)
