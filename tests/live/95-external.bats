@@ -1,0 +1,184 @@
+#!/usr/bin/env bats
+# RUNTIME=external: the lab's tools on an existing cluster that wants TLS and credentials. The
+# test lab's cluster is put behind a TLS-terminating proxy with basic auth and an API-key check
+# (tests/lib/external.bash: Debian's nginx, a CA and certificate made here); a second lab, of no
+# nodes, is started on it with `make up RUNTIME=external`: its allocator, exporter and Prometheus,
+# the seeder, `make load` and a QUICK experiment all go through the proxy. A wrong password, a
+# wrong key and an untrusted certificate are one line each; no secret appears in a log, a result
+# file or the process list. Native test lab only (the compose run would repeat the same code).
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+  load ../lib/lab
+  load ../lib/external
+  [[ "$(lab_runtime)" == native ]] || return 0
+  local dir="$BATS_FILE_TMPDIR/ext" port
+  for ((port = 14443; port < 14543; port++)); do ss -Hltn "sport = :$port" | grep -q . || break; done
+  export PROXY_PORT="$port"
+  proxy_setup "$dir" "$ES_MASTER_HTTP_PORT"
+  start_proxy "$dir"
+  # the external lab: its own folder, services on ports of their own, its own allocator state
+  # and tenants, so the test lab's are untouched
+  cat >"$BATS_FILE_TMPDIR/ext.env" <<ENV
+LAB_DIR=$dir/lab
+RUNTIME=external
+ES_URL=https://127.0.0.1:$PROXY_PORT
+ES_USERNAME=lab
+ES_PASSWORD_FILE=$dir/secrets/password
+ES_CA_CERT=$dir/ca.pem
+ALLOCATOR_INDEX_PREFIX=tenantlab-ext-
+SEED_TENANT_PREFIX=ext
+ALLOCATOR_PORT=$((ALLOCATOR_PORT + 3000))
+ES_EXPORTER_PORT=$((ES_EXPORTER_PORT + 3000))
+PROMETHEUS_PORT=$((PROMETHEUS_PORT + 3000))
+ENV
+}
+
+teardown_file() {
+  load ../lib/lab
+  load ../lib/external
+  [[ "$(lab_runtime)" == native ]] || return 0
+  local dir="$BATS_FILE_TMPDIR/ext" i
+  env $(cat "$BATS_FILE_TMPDIR/ext.env") "$LAB" down >/dev/null 2>&1 || true
+  stop_proxy "$dir"
+  # what the external lab made on the test lab's cluster: its allocator's indices and template
+  for i in $(es GET "/_cat/indices/tenantlab-ext-*?h=index&expand_wildcards=all" 2>/dev/null); do es DELETE "/$i" >/dev/null || true; done
+  es DELETE "/_index_template/tenantlab-ext-*" >/dev/null 2>&1 || true
+}
+
+setup() {
+  load ../lib/lab
+  load ../lib/external
+  [[ "$(lab_runtime)" == native ]] || skip "RUNTIME=external: checked against the native test lab"
+  cd "$REPO"
+  DIR="$BATS_FILE_TMPDIR/ext"
+  unset PROFILE SEED NAME QUICK REPEAT LAB
+}
+
+# ext CMD...: CMD with the external lab's settings
+ext() { env $(cat "$BATS_FILE_TMPDIR/ext.env") "$@"; }
+ext_var() { sed -n "s/^$1=//p" "$BATS_FILE_TMPDIR/ext.env"; }
+# the secrets and the Authorization values made of them
+secrets() {
+  local pw key
+  pw="$(cat "$DIR/secrets/password")" key="$(cat "$DIR/secrets/api-key")"
+  printf '%s\n' "$pw" "$key" "$(printf 'lab:%s' "$pw" | base64 -w0)"
+}
+
+@test "a wrong password is one line naming the cluster and the 401; nothing is started" {
+  run --separate-stderr ext ES_PASSWORD_FILE= ES_PASSWORD=wrong-password "$LAB" up
+  assert_failure
+  assert_equal "$(grep -c '^error:' <<<"$stderr")" 1
+  assert_regex "$stderr" "error: Elasticsearch at https://127\.0\.0\.1:$PROXY_PORT: HTTP 401 Unauthorized.*ES_PASSWORD"
+  [[ ! -e "$(ext_var LAB_DIR)/runtime" ]]
+  assert_equal "$(ext bash -c 'source scripts/lib/config.sh; source scripts/lib/process.sh; lab_process_pids')" ""
+  # and a wrong API key
+  run --separate-stderr ext ES_USERNAME= ES_PASSWORD_FILE= ES_API_KEY=d3Jvbmc6a2V5 packages/contract/bin/connection check
+  assert_failure 3
+  assert_regex "$stderr" "^error: Elasticsearch at https://127\.0\.0\.1:$PROXY_PORT: HTTP 401 Unauthorized.*ES_API_KEY"
+}
+
+@test "an untrusted certificate is one line naming ES_CA_CERT; no group attribute names the setting to add" {
+  run --separate-stderr ext ES_CA_CERT="$DIR/other-ca.pem" "$LAB" up
+  assert_failure
+  assert_equal "$(grep -c '^error:' <<<"$stderr")" 1
+  assert_regex "$stderr" "error: Elasticsearch at https://127\.0\.0\.1:$PROXY_PORT: the cluster's TLS certificate is not trusted .*set ES_CA_CERT"
+  run --separate-stderr ext LAB_GROUP_ATTR=rack "$LAB" up
+  assert_failure
+  assert_regex "$stderr" "error: no node of the cluster at https://127\.0\.0\.1:$PROXY_PORT carries node\.attr\.rack.*add 'node\.attr\.rack: g1'"
+  [[ ! -e "$(ext_var LAB_DIR)/runtime" ]]
+  # bad settings: one line each, before anything is contacted
+  run --separate-stderr ext ES_TLS_VERIFY=maybe "$LAB" up
+  assert_failure 2
+  assert_regex "$stderr" "ES_TLS_VERIFY=maybe: want true"
+  run --separate-stderr ext ES_PASSWORD_FILE="$REPO/lab.env" "$LAB" up
+  assert_failure 2
+  assert_regex "$stderr" "inside the repository"
+}
+
+@test "make up RUNTIME=external: no node started; allocator, exporter and Prometheus work through the proxy; groups from the node attributes" {
+  local jvms_before
+  jvms_before="$(pgrep -c java || true)"
+  run ext SEED=0 make -s up
+  assert_success
+  assert_output --partial "index groups by node.attr.$LAB_GROUP_ATTR: g1 (2 nodes), g2 (2 nodes)"
+  assert_output --partial "no Elasticsearch node is started"
+  assert_equal "$(pgrep -c java || true)" "$jvms_before"
+  assert_equal "$(cat "$(ext_var LAB_DIR)/runtime")" external
+  # connection.env keeps the settings, never a secret
+  run grep -F -f <(secrets) "$(ext_var LAB_DIR)/connection.env"
+  assert_failure
+  # the allocator discovered the groups from the cluster
+  run curl -fsS "http://127.0.0.1:$(ext_var ALLOCATOR_PORT)/groups"
+  assert_success
+  assert_equal "$(jq -r '[.groups[].name] | sort | join(",")' <<<"$output")" "g1,g2"
+  # the exporter scrapes the cluster through the proxy: health and every node of the cluster
+  run curl -fsS "http://127.0.0.1:$(ext_var ES_EXPORTER_PORT)/metrics"
+  assert_success
+  assert_regex "$output" 'elasticsearch_cluster_health_status\{[^}]*color="green"[^}]*\} 1'
+  assert_regex "$output" 'elasticsearch_cluster_health_number_of_nodes\{[^}]*\} '"$(lab_nodes | wc -w)"
+  # Prometheus scrapes the exporter and the allocator
+  local up
+  for _ in $(seq 1 30); do
+    up="$(curl -fsS "http://127.0.0.1:$(ext_var PROMETHEUS_PORT)/api/v1/query" --data-urlencode 'query=sum(up)' | jq -r '.data.result[0].value[1] // 0')"
+    [[ "$up" -ge 3 ]] && break
+    sleep 2
+  done
+  assert_equal "$up" 3
+  run ext make -s status
+  assert_success
+  assert_output --partial "cluster: green at https://127.0.0.1:$PROXY_PORT (user lab, TLS checked against $DIR/ca.pem)"
+  # a node of the cluster is not the lab's to kill
+  run --separate-stderr ext make -s node-kill NODE=es-data-1
+  assert_failure
+  assert_regex "$stderr" "not the lab's to kill"
+}
+
+@test "the seeder and make load go through the proxy: exact counts, no failed request" {
+  run ext PROFILE=ci SEED_PROGRESS=plain make -s seed
+  assert_success
+  assert_output --partial "every tenant matches the manifest"
+  # the documents are on the cluster behind the proxy
+  local total
+  total="$(es GET "/tenant-ext-*/_count" | jq -r .count)"
+  assert_equal "$total" "$(ext PROFILE=ci seed-data/bin/tenantlab-seed manifest | jq -r '[.tenants[].expected_products] | add')"
+  run ext make -s load SCENARIO=storefront DURATION=15s RATE=5 TENANTS='ext-*'
+  assert_success
+  local summary
+  summary="$(ls -d "$(ext_var LAB_DIR)"/results/*-storefront-*/summary.json | tail -n 1)"
+  assert_equal "$(jq -r '.metrics.http_reqs.values.count > 0' "$summary")" true
+  assert_equal "$(jq -r '.metrics.http_req_failed.values.rate' "$summary")" 0
+}
+
+@test "a QUICK experiment runs on the external cluster as it is; one that changes the topology is refused in one line" {
+  run ext make -s experiment NAME=h1-shard-count QUICK=1 REPEAT=1
+  assert_success
+  assert_output --partial "verdicts:"
+  local r
+  r="$(ls -d "$REPO/.lab/results/experiments/h1-shard-count"/*/ | sort | tail -n 1)results.json"
+  assert_equal "$(jq -r .lab.es_url "$r")" "https://127.0.0.1:$PROXY_PORT"
+  assert_equal "$(jq -r .complete "$r")" true
+  run grep -rlF -f <(secrets) "$(dirname "$r")"
+  assert_failure
+  run --separate-stderr ext make -s experiment NAME=appbase-write-scaling QUICK=1
+  assert_failure 2
+  assert_regex "$stderr" "^error: appbase-write-scaling changes the topology"
+  run --separate-stderr ext make -s experiment NAME=h1-shard-count QUICK=1 LAB=own
+  assert_failure 2
+  assert_regex "$stderr" "LAB=own: the lab is the external cluster"
+}
+
+@test "no secret in the process list, the lab's logs, its results or its files" {
+  [[ -e "$(ext_var LAB_DIR)/runtime" ]] || skip "the external lab did not start (an earlier test failed)"
+  run bash -c 'ps -eo args | grep -F -f "$1"' _ <(secrets)
+  assert_failure
+  run grep -rlF -f <(secrets) "$(ext_var LAB_DIR)"
+  assert_failure
+  # the exporter got its credentials through its environment, not its command line
+  local pid
+  pid="$(cat "$(ext_var LAB_DIR)/run/es-exporter.pid" | cut -d' ' -f1)"
+  tr '\0' '\n' <"/proc/$pid/environ" | grep -qx "ES_USERNAME=lab" || fail "the exporter has no ES_USERNAME in its environment"
+  run grep -F -f <(secrets) "/proc/$pid/cmdline"
+  assert_failure
+}
