@@ -7,7 +7,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 LAB := scripts/lab
 
-.PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup bench-shape render dashboards \
+.PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup bench-shape render dashboards k8s \
 	tenants hot groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator \
 	seed seed-verify resubmit update querylog bench-seed bench-analysis \
 	load load-bot load-writes replay bench-load \
@@ -18,7 +18,7 @@ help: ## Show this help
 	@echo
 	@awk 'BEGIN {FS = ":.*## "} /^## / {print substr($$0, 4)} /^[a-z][a-z0-9-]*:.*## / {printf "  %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 	@echo
-	@echo "Variables: RUNTIME=compose|native (default: compose if a Docker engine answers, else native),"
+	@echo "Variables: RUNTIME=compose|native|external (default: compose if a Docker engine answers, else native; external: ES_URL= an existing cluster, external/README.md),"
 	@echo "  NODE= (node-kill, node-restart), SERVICE= (logs), FORCE=1 (clean), and any key of lab.env."
 
 ## ---- Lab lifecycle ----
@@ -110,8 +110,11 @@ replay: ## Replay a query log LOG= (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY) [SPEED=
 	@SCENARIO=replay k6-scripts/run.sh
 
 ## ---- Generated files ----
-render: ## Regenerate every generated file (compose nodes from lab.env, dashboards); CHECK=1 changes nothing and fails naming each stale file
+render: ## Regenerate every generated file (compose nodes and k8s/generated/ from lab.env, dashboards); CHECK=1 changes nothing and fails naming each stale file
 	@scripts/render $(if $(filter 1,$(CHECK)),--check)
+
+k8s: ## Render k8s/generated/ from lab.env (ECK Elasticsearch + Kibana, allocator, exporter, Prometheus, k6 TestRun) and validate it offline (kubeconform, strict); CHECK=1 changes nothing
+	@node k8s/render.mjs $(if $(filter 1,$(CHECK)),--check) && k8s/validate
 
 dashboards: ## Rebuild the Grafana dashboards' JSON and datasource from grafana-dashboards/src/; CHECK=1 only checks
 	@grafana-dashboards/build $(if $(filter 1,$(CHECK)),--check)

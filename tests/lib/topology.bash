@@ -34,12 +34,13 @@ write_topology_env() {
 # es-data-1 -> ES_DATA_1, as in scripts/lib/config.sh and packages/contract/src/topology.js
 node_key_of() { local k="${1^^}"; echo "${k//-/_}"; }
 
-# repo_copy DIR: the files `make render` reads and writes (Makefile, lab.env, compose/, scripts/,
-# packages/contract/), copied to DIR, so a test can edit them without touching the checkout
+# repo_copy DIR: the files `make render` reads and writes (Makefile, lab.env, compose/, k8s/,
+# prometheus/, scripts/, packages/contract/), copied to DIR, so a test can edit them without
+# touching the checkout
 repo_copy() {
   local dir="$1"
   mkdir -p "$dir/packages"
-  cp -r "$REPO/Makefile" "$REPO/lab.env" "$REPO/compose" "$REPO/scripts" "$dir/"
+  cp -r "$REPO/Makefile" "$REPO/lab.env" "$REPO/compose" "$REPO/k8s" "$REPO/prometheus" "$REPO/scripts" "$dir/"
   cp -r "$REPO/packages/contract" "$dir/packages/"
   rm -rf "$dir/packages/contract/node_modules"
 }

@@ -1,0 +1,574 @@
+#!/usr/bin/env node
+// Renders k8s/generated/ from lab.env's topology (packages/contract/src/topology.js): the lab on
+// Kubernetes through ECK (Elastic Cloud on Kubernetes) and the k6-operator, both installed by the
+// user. One Elasticsearch resource with a nodeSet per index group, Kibana, the allocator, the
+// elasticsearch_exporter with Prometheus and its scrape config, and a k6-operator TestRun for
+// the storefront load. The files are committed, like compose/nodes.generated.yml: a user reads
+// what is applied; `make render CHECK=1`, `make k8s CHECK=1` and tests/static/k8s.bats fail
+// while they are stale. k8s/README.md says how to apply them.
+//
+//   node k8s/render.mjs           write the files (only those whose text changes; a file no
+//                                 longer rendered is removed)
+//   node k8s/render.mjs --check   exit 1 naming each file that differs from a fresh render
+//
+// A broken topology, or one Kubernetes cannot express (one index group's nodes of different
+// sizes: a nodeSet has one pod template), is one line on stderr, exit 2, and nothing written.
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { labEnvFile, LabEnvError, loadLabEnv } from '../packages/contract/src/lab-env-file.js';
+import { topology, TopologyError } from '../packages/contract/src/topology.js';
+
+const k8sDir = dirname(fileURLToPath(import.meta.url));
+const root = dirname(k8sDir);
+export const OUTPUT_DIR = join(k8sDir, 'generated');
+
+// ---- A small YAML writer: block style, keys in insertion order, comments attached to keys ------
+
+const NOTES = Symbol('notes');
+/** obj with comments to write above some of its keys: note({ a: 1 }, { a: 'why a' }) */
+export const note = (obj, notes) => Object.assign(obj, { [NOTES]: notes });
+
+// What plain YAML would read as another type, or that needs quoting to parse at all
+const PLAIN_UNSAFE = /^$|^[\s\-?:,[\]{}#&*!|>'"%@`~]|[\s]$|: |:$| #|[\n\t]|^(y|yes|n|no|true|false|on|off|null|~)$|^[-+.]?[0-9]/i;
+
+function scalar(v) {
+  if (v === null) return 'null';
+  if (typeof v === 'boolean' || typeof v === 'number') return String(v);
+  const s = String(v);
+  return PLAIN_UNSAFE.test(s) ? JSON.stringify(s) : s;
+}
+
+/** A multi-line string as a literal block (|), keeping its final newlines exactly. */
+function block(s, pad) {
+  const chomp = s.endsWith('\n\n') ? '+' : s.endsWith('\n') ? '' : '-';
+  const body = s.endsWith('\n') ? s.slice(0, -1) : s;
+  const indicator = /^\s/.test(body) ? '2' : '';
+  return [`|${indicator}${chomp}`, ...body.split('\n').map((l) => (l === '' ? '' : `${pad}${l}`))];
+}
+
+// Comment lines, each line of text wrapped at 100 columns
+function comments(text, pad) {
+  const width = Math.max(40, 100 - pad.length - 2);
+  return text.split('\n').flatMap((line) => {
+    if (line === '') return [`${pad}#`];
+    const out = [];
+    let cur = '';
+    for (const word of line.split(' ')) {
+      if (cur !== '' && cur.length + 1 + word.length > width) {
+        out.push(cur);
+        cur = word;
+      } else cur = cur === '' ? word : `${cur} ${word}`;
+    }
+    out.push(cur);
+    return out.map((l) => `${pad}# ${l}`);
+  });
+}
+
+function mapLines(obj, indent) {
+  const pad = ' '.repeat(indent);
+  const out = [];
+  for (const [k, v] of Object.entries(obj)) {
+    if (v === undefined) continue;
+    if (obj[NOTES]?.[k]) out.push(...comments(obj[NOTES][k], pad));
+    const key = `${pad}${scalar(k)}:`;
+    if (Array.isArray(v)) {
+      if (v.length === 0) out.push(`${key} []`);
+      else out.push(key, ...seqLines(v, indent + 2));
+    } else if (v !== null && typeof v === 'object') {
+      if (Object.keys(v).length === 0) out.push(`${key} {}`);
+      else out.push(key, ...mapLines(v, indent + 2));
+    } else if (typeof v === 'string' && v.includes('\n')) {
+      const [head, ...rest] = block(v, `${pad}  `);
+      out.push(`${key} ${head}`, ...rest);
+    } else {
+      out.push(`${key} ${scalar(v)}`);
+    }
+  }
+  return out;
+}
+
+function seqLines(arr, indent) {
+  const pad = ' '.repeat(indent);
+  const out = [];
+  for (const item of arr) {
+    if (Array.isArray(item)) throw new Error('yaml: a list directly in a list is not supported');
+    if (item !== null && typeof item === 'object' && Object.keys(item).length > 0) {
+      const lines = mapLines(item, indent + 2);
+      const first = lines.findIndex((l) => !l.trimStart().startsWith('#'));
+      out.push(...lines.slice(0, first).map((l) => pad + l.trimStart()));
+      out.push(`${pad}- ${lines[first].slice(indent + 2)}`, ...lines.slice(first + 1));
+    } else {
+      out.push(`${pad}- ${item !== null && typeof item === 'object' ? '{}' : scalar(item)}`);
+    }
+  }
+  return out;
+}
+
+/** Documents (objects) -> one YAML stream, `header` (comment text) on top. */
+export function yamlStream(docs, header) {
+  const parts = docs.map((d) => mapLines(d, 0).join('\n'));
+  return `${comments(header, '').join('\n')}\n---\n${parts.join('\n---\n')}\n`;
+}
+
+// ---- From lab.env to resources -----------------------------------------------------------------
+
+// A Kubernetes object name (RFC 1123 label), and a quantity of bytes (10Gi, 500M)
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const QUANTITY = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
+const IMAGE = /^[a-z0-9][a-z0-9._/-]*(:[0-9]+)?[a-z0-9._/-]*(:[A-Za-z0-9_][A-Za-z0-9_.-]*)?$/;
+
+/** bytes -> the largest exact binary quantity: 1610612736 -> 1536Mi (lab.env's 1536m is MiB, a
+ * Kubernetes "1536m" would be 1.536 bytes) */
+export function quantity(bytes) {
+  for (const [unit, size] of [['Ti', 1024 ** 4], ['Gi', 1024 ** 3], ['Mi', 1024 ** 2], ['Ki', 1024]]) {
+    if (bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return String(bytes);
+}
+
+// the heap as the JVM reads it: 512m -> -Xms512m -Xmx512m
+const javaOpts = (heap) => `-Xms${heap} -Xmx${heap}`;
+
+/**
+ * lab.env's model and values -> the settings the resources need, each checked: one line naming
+ * the key on the first problem (TopologyError, as the topology's own errors).
+ */
+export function k8sSettings(env, { file = 'lab.env' } = {}) {
+  const fail = (message) => {
+    throw new TopologyError(file, message);
+  };
+  const need = (key, re, hint) => {
+    const v = env[key] === undefined ? '' : String(env[key]);
+    if (v === '') fail(`${key} is missing: ${hint}`);
+    if (re && !re.test(v)) fail(`${key}=${v}: ${hint}`);
+    return v;
+  };
+  const port = (key) => Number(need(key, /^[1-9][0-9]{0,4}$/, 'want a port number (1-65535)'));
+  return {
+    cluster: need('CLUSTER_NAME', DNS_LABEL, 'the Elasticsearch resource is named after it: lower-case letters, digits and -, e.g. CLUSTER_NAME=tenantlab'),
+    namespace: need('K8S_NAMESPACE', DNS_LABEL, 'the namespace of every resource: lower-case letters, digits and -, e.g. K8S_NAMESPACE=tenantlab'),
+    esVersion: need('ES_VERSION', /^[0-9]+\.[0-9]+\.[0-9]+$/, 'want a version like 9.5.3'),
+    kibanaVersion: need('KIBANA_VERSION', /^[0-9]+\.[0-9]+\.[0-9]+$/, 'want a version like 9.5.3'),
+    dataVolume: need('K8S_DATA_VOLUME', QUANTITY, 'want a Kubernetes quantity for each node\'s data volume, e.g. 10Gi'),
+    writeQueue: Number(need('ES_WRITE_QUEUE', /^-?[0-9]+$/, 'want a number of queued writes, e.g. 10000')),
+    watermarks: ['LOW', 'HIGH', 'FLOOD'].map((w) => need(`ES_DISK_WATERMARK_${w}`, null, 'a disk watermark, e.g. 2gb')),
+    allocatorImage: need('K8S_ALLOCATOR_IMAGE', IMAGE, 'want an image reference with a tag, e.g. tenantlab/allocator:0.1.0'),
+    k6RunnerImage: need('K8S_K6_RUNNER_IMAGE', IMAGE, 'want an image reference with a tag, e.g. tenantlab/k6-runner:1.8.1'),
+    exporterImage: `${need('K8S_ES_EXPORTER_IMAGE', IMAGE, 'want an image name, e.g. quay.io/prometheuscommunity/elasticsearch-exporter')}:v${need('ES_EXPORTER_VERSION', /^[0-9.]+$/, 'want a version like 1.11.0')}`,
+    prometheusImage: `${need('PROMETHEUS_IMAGE', IMAGE, 'want an image name, e.g. prom/prometheus')}:${need('PROMETHEUS_VERSION', /^v[0-9.]+$/, 'want a tag like v2.42.0')}`,
+    prometheusRetention: need('PROMETHEUS_RETENTION', /^[0-9]+[smhdwy]$/, 'want a duration like 2d'),
+    scrapeInterval: need('PROMETHEUS_SCRAPE_INTERVAL', /^[0-9]+[smh]$/, 'want a duration like 10s'),
+    allocatorPort: port('ALLOCATOR_PORT'),
+    exporterPort: port('ES_EXPORTER_PORT'),
+    prometheusPort: port('PROMETHEUS_PORT'),
+    indexPrefix: need('ALLOCATOR_INDEX_PREFIX', /^[a-z0-9][a-z0-9_-]*$/, 'want an index name prefix, e.g. tenantlab-'),
+    k6Parallelism: Number(need('K8S_K6_PARALLELISM', /^[1-9][0-9]*$/, 'want the number of k6 runner pods, e.g. 2')),
+    k6Rate: need('K8S_K6_RATE', /^([0-9]+\.?[0-9]*|\.[0-9]+)$/, 'want the storefront\'s page views per second over all runners, e.g. 20'),
+    k6Duration: need('K8S_K6_DURATION', /^([0-9]+h)?([0-9]+m)?([0-9]+s)?$/, 'want a duration like 30s, 5m, 1h'),
+  };
+}
+
+/**
+ * The model -> ECK nodeSets: one per index group (count = its data nodes) and one per node without
+ * a group (the master), named after the group or the node. A group's nodes must agree on roles
+ * and size (one pod template per nodeSet): otherwise one line naming the keys that differ.
+ */
+export function nodeSets(model, { file = 'lab.env' } = {}) {
+  const fail = (message) => {
+    throw new TopologyError(file, message);
+  };
+  const sets = [];
+  const byName = new Map();
+  for (const node of model.nodes) {
+    const setName = node.group ?? node.name;
+    if (!DNS_LABEL.test(setName)) {
+      fail(`${node.group !== null ? `${node.key}_GROUP=${setName}` : `LAB_NODES: ${setName}`} cannot name a Kubernetes nodeSet (lower-case letters, digits and -, no '_')`);
+    }
+    const size = model.shape === 'off' ? { cpus: null, memBytes: null, mem: null, heap: node.size.heap } : node.size;
+    const existing = byName.get(setName);
+    if (existing === undefined) {
+      const set = { name: setName, group: node.group, nodes: [node], roles: node.roles, size };
+      byName.set(setName, set);
+      sets.push(set);
+      continue;
+    }
+    if (existing.group === null || node.group === null) {
+      fail(`${node.group !== null ? `${node.key}_GROUP=${node.group}` : `LAB_NODES: ${node.name}`} is also the name of ${existing.nodes[0].name}'s nodeSet: rename the group or the node`);
+    }
+    const first = existing.nodes[0];
+    if (node.roles.join(',') !== existing.roles.join(',')) {
+      fail(`${first.key}_ROLES=${existing.roles.join(',')} and ${node.key}_ROLES=${node.roles.join(',')} differ: ${node.group}'s nodes are one Kubernetes nodeSet, with one set of roles`);
+    }
+    for (const [field, suffix] of [['cpus', 'CPUS'], ['mem', 'MEM'], ['heap', 'HEAP']]) {
+      const a = existing.size[field];
+      const b = size[field];
+      const same = field === 'mem' ? existing.size.memBytes === size.memBytes : a === b;
+      if (!same) {
+        fail(`${first.key}_${suffix}=${a ?? ''} and ${node.key}_${suffix}=${b ?? ''} differ: ${node.group}'s nodes are one Kubernetes nodeSet, with one pod template: give every node of ${node.group} the same size`);
+      }
+    }
+    existing.nodes.push(node);
+  }
+  return sets;
+}
+
+const labels = (name, s) => ({ 'app.kubernetes.io/name': name, 'app.kubernetes.io/part-of': s.cluster });
+const meta = (name, s, extra = {}) => ({ name, namespace: s.namespace, labels: labels(name, s), ...extra });
+
+// ECK's secrets for an Elasticsearch resource named after the cluster
+const elasticUserSecret = (s) => `${s.cluster}-es-elastic-user`;
+const httpCaSecret = (s) => `${s.cluster}-es-http-certs-public`;
+const esUrl = (s) => `https://${s.cluster}-es-http:9200`;
+const CA_DIR = '/etc/tenantlab/es-http-ca';
+
+/** The connection variables every part of the lab reads (RUNTIME=external): ECK's elastic user
+ * from its secret, its HTTP CA as a file; never a literal password. */
+function connectionEnv(s) {
+  return [
+    { name: 'ES_USERNAME', value: 'elastic' },
+    { name: 'ES_PASSWORD', valueFrom: { secretKeyRef: { name: elasticUserSecret(s), key: 'elastic' } } },
+    { name: 'ES_CA_CERT', value: `${CA_DIR}/ca.crt` },
+    { name: 'ES_TLS_VERIFY', value: 'true' },
+  ];
+}
+const caVolume = (s) => ({ name: 'es-http-ca', secret: { secretName: httpCaSecret(s), items: [{ key: 'ca.crt', path: 'ca.crt' }] } });
+const caMount = { name: 'es-http-ca', mountPath: CA_DIR, readOnly: true };
+
+function elasticsearch(model, s, sets) {
+  const [low, high, flood] = s.watermarks;
+  const attr = model.groupAttr;
+  return note({
+    apiVersion: 'elasticsearch.k8s.elastic.co/v1',
+    kind: 'Elasticsearch',
+    metadata: meta(s.cluster, s),
+    spec: note({
+      version: s.esVersion,
+      http: {
+        tls: {
+          selfSignedCertificate: {
+            subjectAltNames: [{ dns: 'localhost' }, { ip: '127.0.0.1' }],
+          },
+        },
+      },
+      nodeSets: sets.map((set) => {
+        const container = note({
+          name: 'elasticsearch',
+          env: [{ name: 'ES_JAVA_OPTS', value: javaOpts(set.size.heap) }],
+        }, {
+          env: set.size.cpus === null && set.size.memBytes === null
+            ? `no ${set.nodes[0].key}_CPUS or _MEM${model.shape === 'off' ? ' applied (SHAPE=off)' : ''}: ECK's default resources (2Gi of memory)`
+            : undefined,
+        });
+        const res = {};
+        if (set.size.cpus !== null) res.cpu = String(set.size.cpus);
+        if (set.size.memBytes !== null) res.memory = quantity(set.size.memBytes);
+        if (Object.keys(res).length > 0) {
+          container.resources = { requests: { ...res }, limits: { ...res } };
+          container[NOTES].resources = `${set.nodes[0].key}_CPUS / ${set.nodes[0].key}_MEM: requests = limits, as Compose's cpus/mem_limit; unset ones keep ECK's defaults`;
+        }
+        const config = {
+          'node.roles': set.roles,
+          ...(set.group !== null ? { [`node.attr.${attr}`]: set.group } : {}),
+          'thread_pool.write.queue_size': s.writeQueue,
+          'cluster.routing.allocation.disk.watermark.low': low,
+          'cluster.routing.allocation.disk.watermark.high': high,
+          'cluster.routing.allocation.disk.watermark.flood_stage': flood,
+          'node.store.allow_mmap': false,
+        };
+        const names = set.nodes.map((n) => n.name).join(', ');
+        return note({
+          name: set.name,
+          count: set.nodes.length,
+          config: note(config, {
+            'node.store.allow_mmap': 'no vm.max_map_count to raise on the Kubernetes nodes (no privileged init container)',
+          }),
+          podTemplate: { spec: { containers: [container] } },
+          volumeClaimTemplates: [{
+            metadata: { name: 'elasticsearch-data' },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: s.dataVolume } } },
+          }],
+        }, {
+          name: set.group !== null
+            ? `index group ${set.group}: ${names} (${set.roles.join(',')})${set.nodes.some((n) => n.size.cpuset !== null) ? `; ${set.nodes.filter((n) => n.size.cpuset !== null).map((n) => `${n.key}_CPUSET`).join(', ')} has no Kubernetes equivalent and is left out` : ''}`
+            : `${names} (${set.roles.join(',') || 'coordinating only'})`,
+        });
+      }),
+    }, {
+      http: 'ECK\'s self-signed HTTP certificate, also valid for a `kubectl port-forward` to localhost (RUNTIME=external)',
+    }),
+  }, {
+    apiVersion: `${s.cluster}: ${model.nodes.length} nodes, index groups ${Object.entries(model.groups).map(([g, n]) => `${g} (${n.length})`).join(', ')}`,
+  });
+}
+
+function kibana(s) {
+  return {
+    apiVersion: 'kibana.k8s.elastic.co/v1',
+    kind: 'Kibana',
+    metadata: meta(s.cluster, s),
+    spec: { version: s.kibanaVersion, count: 1, elasticsearchRef: { name: s.cluster } },
+  };
+}
+
+function service(name, port, s) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: meta(name, s),
+    spec: {
+      selector: labels(name, s),
+      ports: [{ name: 'http', port, targetPort: 'http' }],
+    },
+  };
+}
+
+function deployment(name, s, podSpec, notes = {}) {
+  return note({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: meta(name, s),
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels(name, s) },
+      template: { metadata: { labels: labels(name, s) }, spec: podSpec },
+    },
+  }, notes);
+}
+
+const httpProbe = (path) => ({ httpGet: { path, port: 'http' }, periodSeconds: 10, timeoutSeconds: 5 });
+
+function allocator(model, s) {
+  const container = {
+    name: 'allocator',
+    image: s.allocatorImage,
+    ports: [{ name: 'http', containerPort: s.allocatorPort }],
+    env: [
+      // the connection of RUNTIME=external (packages/contract/src/connection.js): this cluster is
+      // none of the lab's runtimes' own nodes
+      { name: 'RUNTIME', value: 'external' },
+      { name: 'ES_URL', value: esUrl(s) },
+      { name: 'ALLOCATOR_ES_URL', value: esUrl(s) },
+      { name: 'ALLOCATOR_PORT', value: String(s.allocatorPort) },
+      { name: 'ALLOCATOR_LISTEN_HOST', value: '0.0.0.0' },
+      { name: 'ALLOCATOR_INDEX_PREFIX', value: s.indexPrefix },
+      { name: 'LAB_GROUP_ATTR', value: model.groupAttr },
+      ...connectionEnv(s),
+    ],
+    volumeMounts: [caMount],
+    readinessProbe: httpProbe('/readyz'),
+    livenessProbe: { ...httpProbe('/healthz'), failureThreshold: 6 },
+  };
+  return [
+    deployment('allocator', s, {
+      // the image's user `node` (allocator/Dockerfile), by number: runAsNonRoot cannot check a name
+      securityContext: { runAsNonRoot: true, runAsUser: 1000 },
+      containers: [container],
+      volumes: [caVolume(s)],
+    }, { apiVersion: 'The tenant allocator (allocator/Dockerfile, built and pushed as K8S_ALLOCATOR_IMAGE): one replica, since moves and rebalances are run by one allocator' }),
+    service('allocator', s.allocatorPort, s),
+  ];
+}
+
+/** prometheus/prometheus.yml.tmpl with the in-cluster targets, as prometheus/render.sh fills it in */
+export function prometheusConfig(template, values) {
+  const body = template.replace(/^(#[^\n]*\n|\n)*/, '');
+  return body.replace(/@([A-Z][A-Z0-9_]*)@/g, (m, name) => {
+    if (values[name] === undefined) throw new Error(`prometheus/prometheus.yml.tmpl: no value for @${name}@`);
+    return values[name];
+  });
+}
+
+function observability(s, promDir) {
+  const template = readFileSync(join(promDir, 'prometheus.yml.tmpl'), 'utf8');
+  const rulesDir = '/etc/prometheus/rules';
+  const promYml = prometheusConfig(template, {
+    SCRAPE_INTERVAL: s.scrapeInterval,
+    RULES_DIR: rulesDir,
+    PROMETHEUS_TARGET: `localhost:${s.prometheusPort}`,
+    ES_EXPORTER_TARGET: `es-exporter:${s.exporterPort}`,
+    ALLOCATOR_TARGET: `allocator:${s.allocatorPort}`,
+  });
+  const rules = {};
+  for (const f of readdirSync(join(promDir, 'rules')).filter((x) => x.endsWith('.yml')).sort()) {
+    rules[f] = readFileSync(join(promDir, 'rules', f), 'utf8');
+  }
+  const exporter = {
+    name: 'es-exporter',
+    image: s.exporterImage,
+    args: [
+      `--es.uri=${esUrl(s)}`,
+      `--es.ca=${CA_DIR}/ca.crt`,
+      '--es.all',
+      '--es.indices',
+      '--es.shards',
+      '--es.aliases',
+      '--collector.clustersettings',
+      '--es.timeout=8s',
+      `--web.listen-address=:${s.exporterPort}`,
+      '--log.level=warn',
+    ],
+    env: connectionEnv(s).filter((e) => ['ES_USERNAME', 'ES_PASSWORD'].includes(e.name)),
+    ports: [{ name: 'http', containerPort: s.exporterPort }],
+    volumeMounts: [caMount],
+    readinessProbe: httpProbe('/'),
+  };
+  const prometheus = {
+    name: 'prometheus',
+    image: s.prometheusImage,
+    args: [
+      '--config.file=/etc/prometheus/prometheus.yml',
+      '--storage.tsdb.path=/prometheus',
+      `--storage.tsdb.retention.time=${s.prometheusRetention}`,
+      `--web.listen-address=:${s.prometheusPort}`,
+      '--web.enable-remote-write-receiver',
+      '--log.level=warn',
+    ],
+    ports: [{ name: 'http', containerPort: s.prometheusPort }],
+    volumeMounts: [
+      { name: 'config', mountPath: '/etc/prometheus/prometheus.yml', subPath: 'prometheus.yml', readOnly: true },
+      { name: 'rules', mountPath: rulesDir, readOnly: true },
+      { name: 'data', mountPath: '/prometheus' },
+    ],
+    readinessProbe: httpProbe('/-/ready'),
+  };
+  return [
+    deployment('es-exporter', s, { containers: [exporter], volumes: [caVolume(s)] }, {
+      apiVersion: `elasticsearch_exporter (ES_EXPORTER_VERSION), as the lab's compose service: ECK's elastic user from ${elasticUserSecret(s)} (environment), its HTTP CA from ${httpCaSecret(s)} (file)`,
+    }),
+    service('es-exporter', s.exporterPort, s),
+    note({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: meta('prometheus-config', s),
+      data: { 'prometheus.yml': promYml },
+    }, { apiVersion: 'Prometheus scrapes the exporter and the allocator: prometheus/prometheus.yml.tmpl, the one template of both runtimes, with the Services as targets' }),
+    note({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: meta('prometheus-rules', s),
+      data: rules,
+    }, { apiVersion: 'The recording and alert rules of prometheus/rules/, as in both runtimes' }),
+    deployment('prometheus', s, {
+      containers: [prometheus],
+      volumes: [
+        { name: 'config', configMap: { name: 'prometheus-config' } },
+        { name: 'rules', configMap: { name: 'prometheus-rules' } },
+        { name: 'data', emptyDir: {} },
+      ],
+    }, { apiVersion: 'Prometheus (PROMETHEUS_IMAGE:PROMETHEUS_VERSION), a lab\'s: samples kept PROMETHEUS_RETENTION in an emptyDir; k6 remote-writes into it' }),
+    service('prometheus', s.prometheusPort, s),
+  ];
+}
+
+function testRun(s) {
+  return note({
+    apiVersion: 'k6.io/v1alpha1',
+    kind: 'TestRun',
+    metadata: meta('storefront', s),
+    spec: note({
+      parallelism: s.k6Parallelism,
+      script: { localFile: '/scripts/storefront.js' },
+      arguments: '--out experimental-prometheus-rw --tag testid=storefront',
+      runner: {
+        image: s.k6RunnerImage,
+        env: [
+          { name: 'ES_URL', value: esUrl(s) },
+          { name: 'ES_EXTERNAL', value: '1' },
+          ...connectionEnv(s),
+          { name: 'SSL_CERT_FILE', value: `${CA_DIR}/ca.crt` },
+          { name: 'ALLOCATOR_URL', value: `http://allocator:${s.allocatorPort}` },
+          { name: 'RATE', value: s.k6Rate },
+          { name: 'DURATION', value: s.k6Duration },
+          { name: 'K6_NO_USAGE_REPORT', value: 'true' },
+          { name: 'K6_PROMETHEUS_RW_SERVER_URL', value: `http://prometheus:${s.prometheusPort}/api/v1/write` },
+          { name: 'K6_PROMETHEUS_RW_TREND_STATS', value: 'p(95),p(99),avg' },
+        ],
+        volumeMounts: [caMount],
+        volumes: [caVolume(s)],
+      },
+    }, {
+      parallelism: 'K8S_K6_PARALLELISM runner pods share the scenario (k6 execution segments): RATE is the total over them',
+      script: 'k6-scripts/ at /scripts in the runner image (k8s/k6-runner.Dockerfile), with packages/contract beside it for the scripts\' imports',
+      runner: 'As k6-scripts/run.sh runs k6 for RUNTIME=external: ES_EXTERNAL=1, the CA through Go\'s SSL_CERT_FILE; the credentials as the connection variables, from ECK\'s secret',
+    }),
+  }, { apiVersion: 'The storefront load, distributed: apply it once the lab is seeded (k8s/README.md)' });
+}
+
+const HEADER = (what) => `GENERATED by k8s/render.mjs from lab.env (topology, versions, K8S_* keys): do not edit. \`make k8s\` rewrites and validates it; \`make render CHECK=1\` and tests/static/k8s.bats fail while it is stale. ${what}`;
+
+/**
+ * The model, lab.env's values and prometheus/ -> { 'file.yaml': text } for k8s/generated/.
+ * Throws TopologyError (one line naming the key) on what Kubernetes cannot run.
+ */
+export function renderK8s(model, env, { file = 'lab.env', promDir = join(root, 'prometheus') } = {}) {
+  const s = k8sSettings(env, { file });
+  const sets = nodeSets(model, { file });
+  const cpuset = model.nodes.filter((n) => n.size.cpuset !== null).map((n) => `${n.key}_CPUSET`);
+  return {
+    '00-namespace.yaml': yamlStream([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: s.namespace, labels: { 'app.kubernetes.io/part-of': s.cluster } } }],
+      HEADER('The namespace of every resource (K8S_NAMESPACE).')),
+    '10-elasticsearch.yaml': yamlStream([elasticsearch(model, s, sets)], HEADER(`The cluster for ECK ${env.ECK_VERSION ?? ''}: a nodeSet per index group, node.attr.${model.groupAttr} on its nodes (the allocator pins indices to a group with index.routing.allocation.require), and one per node without a group (the master). A nodeSet has one pod template: its nodes' <KEY>_CPUS and <KEY>_MEM become the container's requests and limits (none under SHAPE=off), <KEY>_HEAP (or ES_HEAP) its -Xms/-Xmx. <KEY>_CPUSET and SHAPE=groups' CPU slices have no Kubernetes equivalent (a pod gets a CPU quota, never a list of CPUs)${cpuset.length ? `; left out: ${cpuset.join(', ')}` : ''}. On Kubernetes a group is isolated by Kubernetes nodes of its own: a nodeSelector or affinity in its nodeSet's podTemplate.`)),
+    '20-kibana.yaml': yamlStream([kibana(s)], HEADER('Kibana for the cluster, through ECK (elasticsearchRef).')),
+    '30-allocator.yaml': yamlStream(allocator(model, s), HEADER(`The tenant allocator and its Service (ALLOCATOR_PORT). It reaches the cluster at ${esUrl(s)} as ECK's elastic user: ES_PASSWORD from the secret ${elasticUserSecret(s)}, ES_CA_CERT the HTTP CA of ${httpCaSecret(s)} mounted as a file.`)),
+    '40-observability.yaml': yamlStream(observability(s, promDir), HEADER('The elasticsearch_exporter, Prometheus with its scrape config and rules, and their Services.')),
+    'load/storefront-testrun.yaml': yamlStream([testRun(s)], HEADER(`A k6-operator TestRun: the storefront scenario (k6-scripts/storefront.js) on K8S_K6_PARALLELISM runners. In its own folder: \`kubectl apply -f k8s/generated/\` does not start it; \`kubectl apply -f k8s/generated/load/\` does, once the lab has tenants.`)),
+  };
+}
+
+/** The .yaml files under dir, relative to it */
+function existingFiles(dir, sub = '') {
+  if (!existsSync(join(dir, sub))) return [];
+  return readdirSync(join(dir, sub), { withFileTypes: true }).flatMap((d) => {
+    const rel = sub ? `${sub}/${d.name}` : d.name;
+    if (d.isDirectory()) return existingFiles(dir, rel);
+    return d.name.endsWith('.yaml') ? [rel] : [];
+  });
+}
+
+function main(args) {
+  const check = args.includes('--check');
+  if (args.some((a) => a !== '--check')) throw new TopologyError('k8s/render.mjs', `unknown argument '${args.find((a) => a !== '--check')}'; usage: k8s/render.mjs [--check]`);
+  const file = labEnvFile(process.env);
+  if (!existsSync(file)) throw new TopologyError(file, 'no such file (LAB_ENV_FILE)');
+  const env = loadLabEnv({ file });
+  const model = topology(env, { file });
+  const files = renderK8s(model, env, { file });
+  const shown = (f) => relative(root, join(OUTPUT_DIR, f));
+  const stale = [];
+  for (const [f, text] of Object.entries(files)) {
+    const path = join(OUTPUT_DIR, f);
+    const current = existsSync(path) ? readFileSync(path, 'utf8') : null;
+    if (current !== text) stale.push({ f, text, why: current === null ? 'missing' : 'differs from what lab.env renders' });
+  }
+  const extra = existingFiles(OUTPUT_DIR).filter((f) => !(f in files));
+  for (const f of extra) stale.push({ f, text: null, why: 'no longer rendered' });
+  if (check) {
+    for (const { f, why } of stale) process.stderr.write(`stale: ${shown(f)} (${why})\n`);
+    return stale.length ? 1 : 0;
+  }
+  for (const { f, text } of stale) {
+    const path = join(OUTPUT_DIR, f);
+    if (text === null) {
+      rmSync(path);
+      process.stderr.write(`removed: ${shown(f)}\n`);
+    } else {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
+      process.stderr.write(`rendered: ${shown(f)}\n`);
+    }
+  }
+  if (stale.length === 0) process.stderr.write(`up to date: ${relative(root, OUTPUT_DIR)}/ (${Object.keys(files).length} files)\n`);
+  return 0;
+}
+
+// Run as a program (not imported): compared through realpath, so a symlinked checkout still runs
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
+  try {
+    process.exitCode = main(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof LabEnvError || err instanceof TopologyError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exitCode = 2;
+  }
+}
