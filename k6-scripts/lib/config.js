@@ -2,7 +2,9 @@
 // any of them can be given by hand: k6 run -e RATE=20 storefront.js).
 //
 // Only loopback and the compose service names are accepted as targets: the lab runs without
-// security and a load test must never leave the machine.
+// security and a load test must never leave the machine; RUNTIME=external (ES_EXTERNAL=1) is the
+// exception: the cluster the user named, with its credentials.
+import encoding from 'k6/encoding';
 
 export const env = (key, dflt) => {
   const v = __ENV[key];
@@ -88,6 +90,10 @@ export const JSON_HEADERS = { 'Content-Type': 'application/json' };
 // Requests to Elasticsearch carry the cluster's credentials (RUNTIME=external: run.sh or the
 // experiment runner puts the header's value in the environment, never on a command line);
 // the allocator's API never sees them.
-const ES_AUTH = env('ES_AUTHORIZATION', '') ? { Authorization: env('ES_AUTHORIZATION', '') } : {};
+// Where no such header can be made beforehand (a k6-operator TestRun gets the user and password
+// from a Kubernetes secret), ES_USERNAME and ES_PASSWORD make it here.
+const BASIC = env('ES_USERNAME', '') && env('ES_PASSWORD', '') ? `Basic ${encoding.b64encode(`${env('ES_USERNAME', '')}:${env('ES_PASSWORD', '')}`)}` : '';
+const ES_AUTH_VALUE = env('ES_AUTHORIZATION', '') || BASIC;
+const ES_AUTH = ES_AUTH_VALUE ? { Authorization: ES_AUTH_VALUE } : {};
 export const ES_JSON_HEADERS = { ...JSON_HEADERS, ...ES_AUTH };
 export const ES_NDJSON_HEADERS = { 'Content-Type': 'application/x-ndjson', ...ES_AUTH };

@@ -33,6 +33,12 @@ http {
   uwsgi_temp_path $dir/tmp/uwsgi;
   scgi_temp_path $dir/tmp/scgi;
   client_max_body_size 200m;
+  # the map's keys are whole Authorization values, longer than the default bucket holds
+  map_hash_bucket_size 256;
+  # bulks stream through, in memory: the workers (user nobody) may not write temp files here
+  client_body_buffer_size 16m;
+  proxy_request_buffering off;
+  proxy_buffering off;
   map \$http_authorization \$lab_auth_ok {
     default 0;
     "Basic $(printf 'lab:%s' "$pw" | base64 -w0)" 1;

@@ -40,7 +40,7 @@ teardown_file() {
   load ../lib/external
   [[ "$(lab_runtime)" == native ]] || return 0
   local dir="$BATS_FILE_TMPDIR/ext" i
-  env $(cat "$BATS_FILE_TMPDIR/ext.env") "$LAB" down >/dev/null 2>&1 || true
+  env $(cat "$BATS_FILE_TMPDIR/ext.env") "$REPO/scripts/lab" down >/dev/null 2>&1 || true
   stop_proxy "$dir"
   # what the external lab made on the test lab's cluster: its allocator's indices and template
   for i in $(es GET "/_cat/indices/tenantlab-ext-*?h=index&expand_wildcards=all" 2>/dev/null); do es DELETE "/$i" >/dev/null || true; done
@@ -67,7 +67,7 @@ secrets() {
 }
 
 @test "a wrong password is one line naming the cluster and the 401; nothing is started" {
-  run --separate-stderr ext ES_PASSWORD_FILE= ES_PASSWORD=wrong-password "$LAB" up
+  run --separate-stderr ext ES_PASSWORD_FILE= ES_PASSWORD=wrong-password "$REPO/scripts/lab" up
   assert_failure
   assert_equal "$(grep -c '^error:' <<<"$stderr")" 1
   assert_regex "$stderr" "error: Elasticsearch at https://127\.0\.0\.1:$PROXY_PORT: HTTP 401 Unauthorized.*ES_PASSWORD"
@@ -80,19 +80,19 @@ secrets() {
 }
 
 @test "an untrusted certificate is one line naming ES_CA_CERT; no group attribute names the setting to add" {
-  run --separate-stderr ext ES_CA_CERT="$DIR/other-ca.pem" "$LAB" up
+  run --separate-stderr ext ES_CA_CERT="$DIR/other-ca.pem" "$REPO/scripts/lab" up
   assert_failure
   assert_equal "$(grep -c '^error:' <<<"$stderr")" 1
   assert_regex "$stderr" "error: Elasticsearch at https://127\.0\.0\.1:$PROXY_PORT: the cluster's TLS certificate is not trusted .*set ES_CA_CERT"
-  run --separate-stderr ext LAB_GROUP_ATTR=rack "$LAB" up
+  run --separate-stderr ext LAB_GROUP_ATTR=rack "$REPO/scripts/lab" up
   assert_failure
   assert_regex "$stderr" "error: no node of the cluster at https://127\.0\.0\.1:$PROXY_PORT carries node\.attr\.rack.*add 'node\.attr\.rack: g1'"
   [[ ! -e "$(ext_var LAB_DIR)/runtime" ]]
   # bad settings: one line each, before anything is contacted
-  run --separate-stderr ext ES_TLS_VERIFY=maybe "$LAB" up
+  run --separate-stderr ext ES_TLS_VERIFY=maybe "$REPO/scripts/lab" up
   assert_failure 2
   assert_regex "$stderr" "ES_TLS_VERIFY=maybe: want true"
-  run --separate-stderr ext ES_PASSWORD_FILE="$REPO/lab.env" "$LAB" up
+  run --separate-stderr ext ES_PASSWORD_FILE="$REPO/lab.env" "$REPO/scripts/lab" up
   assert_failure 2
   assert_regex "$stderr" "inside the repository"
 }
