@@ -21,7 +21,7 @@ setup() {
 @test "an unknown RUNTIME is refused with one line" {
   RUNTIME=podman run "$LAB" up
   assert_failure 2
-  assert_output "error: unknown RUNTIME 'podman': use compose, native, or leave it unset to pick automatically"
+  assert_output "error: unknown RUNTIME 'podman': use compose, native, external (with ES_URL), or leave it unset to pick automatically"
 }
 
 @test "node-kill and node-restart need a known NODE" {
