@@ -34,6 +34,14 @@ write_topology_env() {
 # es-data-1 -> ES_DATA_1, as in scripts/lib/config.sh and packages/contract/src/topology.js
 node_key_of() { local k="${1^^}"; echo "${k//-/_}"; }
 
+# in_copy DIR CMD...: CMD run in the copy DIR with nothing of the caller's environment (tests/run
+# exports lab.env's keys, which would win over the copy's lab.env)
+in_copy() {
+  local dir="$1"
+  shift
+  (cd "$dir" && env -i PATH="$PATH" HOME="$HOME" "$@")
+}
+
 # repo_copy DIR: the files `make render` reads and writes (Makefile, lab.env, compose/, k8s/,
 # prometheus/, scripts/, packages/contract/), copied to DIR, so a test can edit them without
 # touching the checkout

@@ -24,13 +24,6 @@ setup() {
   cd "$REPO" || return 1
 }
 
-# in_copy DIR CMD...: CMD run in the copy DIR with nothing of the caller's environment
-in_copy() {
-  local dir="$1"
-  shift
-  (cd "$dir" && env -i PATH="$PATH" HOME="$HOME" "$@")
-}
-
 # docs FILE: the YAML stream FILE as a JSON array of its documents (the workspace's `yaml` package)
 docs() {
   node -e 'const Y = require(process.argv[1]); const fs = require("fs");

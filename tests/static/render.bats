@@ -23,14 +23,6 @@ setup() {
   cd "$REPO" || return 1
 }
 
-# in_copy DIR CMD...: CMD run in the copy DIR with nothing of the caller's environment (tests/run
-# exports lab.env's keys, which would win over the copy's lab.env)
-in_copy() {
-  local dir="$1"
-  shift
-  (cd "$dir" && env -i PATH="$PATH" HOME="$HOME" "$@")
-}
-
 # copy_model DIR OUT: the compose model of the copy DIR (its compose/bin/lab's file list and its
 # lab.env; the `load` profile too, so k6 is in it) as JSON in OUT; Compose's warnings go to OUT.err
 copy_model() {
