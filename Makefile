@@ -7,7 +7,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 LAB := scripts/lab
 
-.PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup bench-shape render dashboards k8s \
+.PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup bench-shape bench-external render dashboards k8s \
 	tenants hot groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator \
 	seed seed-verify resubmit update querylog bench-seed bench-analysis \
 	load load-bot load-writes replay bench-load \
@@ -144,6 +144,9 @@ test-compose: ## The compose runtime for real: an engine (a private one as root)
 
 bench-startup: ## Seconds from `make up` to green (native) and RSS per node
 	@tests/bench/startup
+
+bench-external: ## RUNTIME=external's cost: the storefront straight to the lab and through a TLS + basic-auth proxy (needs make up with tenants)
+	@tests/bench/external
 
 bench-shape: ## What node sizes cost: make up -> green, idle RSS and CPU, SHAPE=groups against SHAPE=off (native)
 	@tests/bench/shape

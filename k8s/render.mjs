@@ -351,6 +351,8 @@ function allocator(model, s) {
       { name: 'ALLOCATOR_ES_URL', value: esUrl(s) },
       { name: 'ALLOCATOR_PORT', value: String(s.allocatorPort) },
       { name: 'ALLOCATOR_LISTEN_HOST', value: '0.0.0.0' },
+      // k6's p95 per group beside the probe, while a TestRun streams there
+      { name: 'ALLOCATOR_PROMETHEUS_URL', value: `http://prometheus:${s.prometheusPort}` },
       { name: 'ALLOCATOR_INDEX_PREFIX', value: s.indexPrefix },
       { name: 'LAB_GROUP_ATTR', value: model.groupAttr },
       ...connectionEnv(s),

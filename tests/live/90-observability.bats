@@ -274,6 +274,23 @@ check_dashboard() {
   check_dashboard load.json
 }
 
+@test "group health shows k6's p95 per group while a load run streams to Prometheus (make hot, GET /hot)" {
+  [[ -s "$BATS_FILE_TMPDIR/load.pid" ]] || skip "no background load of this file"
+  wait_until 120 'max(k6_http_req_duration_p95{index_group!=""}) > 0' \
+    || fail "the background load wrote no k6 p95 by index group: $(tail -n 5 "$BATS_FILE_TMPDIR/load.log")"
+  local body="" i
+  for ((i = 0; i < 30; i++)); do
+    body="$(curl -fsS --max-time 30 "$ALLOCATOR/hot")" || true
+    [[ "$(jq '[.groups[] | select(.k6_p95_ms | type == "number" and . > 0)] | length' <<<"$body" 2>/dev/null)" -gt 0 ]] && break
+    sleep 2
+  done
+  [[ "$(jq '[.groups[] | select(.k6_p95_ms | type == "number" and . > 0)] | length' <<<"$body")" -gt 0 ]] \
+    || fail "no group of GET /hot has a k6 p95: $(jq -c '[.groups[] | {group, k6_p95_ms}]' <<<"$body")"
+  run make -s -C "$REPO" hot
+  assert_success
+  assert_output --regexp 'k6 p95'
+}
+
 @test "Home: every panel target whose source is up returns series" {
   check_dashboard home.json
 }

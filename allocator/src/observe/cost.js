@@ -19,7 +19,7 @@ const round = (x, d = 3) => (x === null || !Number.isFinite(x) ? null : Math.rou
  * -> mean probe search ms over the window (probe.js). A group's objective is judged on its probe
  * when it has one, else on its shard-level latency.
  */
-export function observedCost({ increases, spanS, serving, indexGroup, groups, gauges = new Map(), recentWrites = new Map(), observe, objectiveOf, probes = new Map() }) {
+export function observedCost({ increases, spanS, serving, indexGroup, groups, gauges = new Map(), recentWrites = new Map(), observe, objectiveOf, probes = new Map(), k6p95 = new Map() }) {
   const per = spanS > 0 ? 1 / spanS : 0;
 
   // tenant -> index -> { queries, ms }
@@ -75,6 +75,8 @@ export function observedCost({ increases, spanS, serving, indexGroup, groups, ga
       write_rate: round(writes * per, 1),
       latency_ms: round(latency),
       probe_ms: probe,
+      // the shoppers' side while a k6 run streams to Prometheus: shown, not judged on
+      k6_p95_ms: k6p95.get(g.name) ?? null,
       objective_ms: objective,
       meets_objective: judged === null ? null : judged <= objective,
       queue: readings.reduce((s, r) => s + r.queue, 0),
