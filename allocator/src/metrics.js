@@ -11,7 +11,7 @@ export function createMetrics() {
     tenants: new client.Gauge({ name: 'tenantlab_tenants', help: 'Tenants placed, by index group and index', labelNames: ['index_group', 'index'], registers: r }),
     indexDocuments: new client.Gauge({ name: 'tenantlab_index_documents', help: 'Product documents per managed index', labelNames: ['index_group', 'index'], registers: r }),
     tenantDocuments: new client.Gauge({ name: 'tenantlab_tenant_documents', help: 'Product documents per tenant', labelNames: ['tenant', 'index_group', 'index'], registers: r }),
-    tenantSearchRate: new client.Gauge({ name: 'tenantlab_tenant_search_rate', help: 'Searches per second per tenant (searches tagged with stats group tenant-<id>)', labelNames: ['tenant'], registers: r }),
+    tenantSearchRate: new client.Gauge({ name: 'tenantlab_tenant_search_rate', help: 'Searches per second per tenant (searches tagged with stats group tenant-<id>)', labelNames: ['tenant', 'index_group', 'index'], registers: r }),
     tenantSearchTime: new client.Gauge({ name: 'tenantlab_tenant_search_time_ms_per_second', help: "Shard-level query + fetch time of the tenant's searches, ms per second over the observation window", labelNames: ['tenant', 'index', 'index_group'], registers: r }),
     tenantSearchShare: new client.Gauge({ name: 'tenantlab_tenant_search_share', help: "The tenant's share (0-1) of its index's (of=index) or its group's (of=group) search time over the window", labelNames: ['tenant', 'index', 'index_group', 'of'], registers: r }),
     tenantWriteRate: new client.Gauge({ name: 'tenantlab_tenant_write_rate', help: 'Products per second whose updated_at fell inside the observation window', labelNames: ['tenant', 'index', 'index_group'], registers: r }),

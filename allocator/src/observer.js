@@ -169,7 +169,7 @@ export class Observer {
     for (const l of loads) metrics.groupLoad.set({ index_group: l.group }, l.perNode);
     for (const [id, p] of placed) {
       metrics.tenantDocuments.set({ tenant: id, index_group: p.group, index: p.index }, p.documents);
-      metrics.tenantSearchRate.set({ tenant: id }, searchRate.get(id) ?? 0);
+      metrics.tenantSearchRate.set({ tenant: id, index_group: p.group, index: p.index }, searchRate.get(id) ?? 0);
     }
     for (const t of cost.tenants.values()) {
       const labels = { tenant: t.tenant, index: t.index, index_group: t.group };
