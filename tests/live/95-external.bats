@@ -153,13 +153,19 @@ secrets() {
 }
 
 @test "a QUICK experiment runs on the external cluster as it is; one that changes the topology is refused in one line" {
-  run ext make -s experiment NAME=h1-shard-count QUICK=1 REPEAT=1
+  # a write experiment: k6's bulks and the runner's count of every acknowledged document, both
+  # through the proxy
+  run ext make -s experiment NAME=azure-refresh QUICK=1 REPEAT=1
   assert_success
   assert_output --partial "verdicts:"
   local r
-  r="$(ls -d "$REPO/.lab/results/experiments/h1-shard-count"/*/ | sort | tail -n 1)results.json"
+  r="$(ls -d "$REPO/.lab/results/experiments/azure-refresh"/*/ | sort | tail -n 1)results.json"
   assert_equal "$(jq -r .lab.es_url "$r")" "https://127.0.0.1:$PROXY_PORT"
+  assert_equal "$(jq -r .environment.runtime "$r")" external
   assert_equal "$(jq -r .complete "$r")" true
+  # every repetition's index held every document its clients saw acknowledged
+  assert_equal "$(jq '[.variants[].repetitions[] | select(.complete and .integrity.count > 0 and .integrity.count == .integrity.acknowledged)] | length' "$r")" \
+    "$(jq '[.variants[].repetitions[]] | length' "$r")"
   run grep -rlF -f <(secrets) "$(dirname "$r")"
   assert_failure
   run --separate-stderr ext make -s experiment NAME=appbase-write-scaling QUICK=1
