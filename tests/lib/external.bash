@@ -89,7 +89,8 @@ start_proxy() {
 
 stop_proxy() {
   local dir="$1"
-  [[ -s "$dir/nginx.pid" ]] && kill "$(cat "$dir/nginx.pid")" 2>/dev/null
-  [[ -s "$dir/timeout.pid" ]] && kill "$(cat "$dir/timeout.pid")" 2>/dev/null
+  # either may be gone already (timeout ends with nginx): never a failure, under set -e too
+  if [[ -s "$dir/nginx.pid" ]]; then kill "$(cat "$dir/nginx.pid")" 2>/dev/null || true; fi
+  if [[ -s "$dir/timeout.pid" ]]; then kill "$(cat "$dir/timeout.pid")" 2>/dev/null || true; fi
   return 0
 }
