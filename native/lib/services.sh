@@ -67,3 +67,25 @@ wait_for_service() {
 }
 
 stop_service() { stop_name "$1" TERM 10; }
+
+# running_services: the lab's services whose recorded process is alive
+running_services() { local s; for s in $(lab_services); do running_pid "$s" >/dev/null && echo "$s"; done; return 0; }
+
+# print_service_rows: one `make status` row per service (native and external drivers): URL,
+# state (up once its health path answers), RSS and pid
+print_service_rows() {
+  local n pid rss state
+  for n in $(lab_services); do
+    if pid="$(running_pid "$n")"; then
+      rss="$(rss_of "$pid")"
+      if curl -fsS --max-time 3 -o /dev/null "http://$LAB_BIND:$(service_field "$n" SERVICE_PORT)$(service_field "$n" SERVICE_HEALTH)" 2>/dev/null; then
+        state=up
+      else
+        state=starting
+      fi
+    else
+      pid=- rss=- state=stopped
+    fi
+    printf '%-12s %-8s %-11s %-24s %-9s %-8s %s\n' "$n" native - "$(service_url "$n")" "$state" "$rss" "$pid"
+  done
+}
