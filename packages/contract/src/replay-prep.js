@@ -1,5 +1,5 @@
-// A query log made ready for the lab before k6 replays it (bin/replay-prepare, run by `make
-// replay`): each line's legacy DSL translated (legacy-dsl.js; TRANSLATE=off sends it as it is),
+// A query log made ready for the lab before the load engine (Locust) replays it
+// (bin/replay-prepare, run by `make replay`): each line's legacy DSL translated (legacy-dsl.js; TRANSLATE=off sends it as it is),
 // its store found wherever the query names it (STORE_FIELD), the log's stores mapped onto the
 // lab's tenants (store-map.js: rank, hash or a file of pairs; the identity when every store of
 // the log is a tenant already), the store term rewritten to the tenant's. The prepared log keeps
@@ -7,7 +7,7 @@
 // line is passed through unchanged, for the replay to report and skip or stop on (BAD_LINES).
 // Pure: lines in, lines and a summary out.
 import { TranslateError, findStore, replaceStore, translate } from './legacy-dsl.js';
-import { splitLine } from './querylog.js';
+import { parseLog, searchRequestOf, splitLine } from './querylog.js';
 import { mapStores } from './store-map.js';
 
 /** A line's head (TIMESTAMP.MS|SEARCH_TYPE) and parsed query, or null when it has no JSON object there. */
@@ -100,4 +100,22 @@ export function summaryLine(s) {
     s.no_store.length ? `${s.no_store.length} without a store (first: line ${s.no_store[0].line})` : null,
     s.unmapped ? `${s.unmapped} of stores outside the map` : null,
   ].filter(Boolean).join('; ');
+}
+
+/**
+ * The request plan the load engine replays (plan.ndjson), from a prepared log's text: the
+ * query-log format is read here, in its one home, never again by the engine. First line: a
+ * header { plan: 'replay', queries, errors: ['line N: ...'] }; then one line per query, in log
+ * order: { line, at_ms (from the log's first query), type, tenant, index (the alias), body (with
+ * the tenant's stats group), aggs (the query asks for facets) }.
+ */
+export function replayPlan(text) {
+  const { entries, errors } = parseLog(text);
+  const t0 = entries.reduce((m, e) => Math.min(m, e.timestampMs), Infinity);
+  const out = [JSON.stringify({ plan: 'replay', queries: entries.length, errors })];
+  for (const e of entries) {
+    const req = searchRequestOf(e);
+    out.push(JSON.stringify({ line: e.line, at_ms: e.timestampMs - t0, type: e.type, tenant: e.storeId, index: req.index, body: req.body, aggs: !!(e.query.aggs || e.query.aggregations) }));
+  }
+  return `${out.join('\n')}\n`;
 }

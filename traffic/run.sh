@@ -1,28 +1,30 @@
 #!/usr/bin/env bash
-# k6-scripts/run.sh: what `make load`, `make load-bot`, `make load-writes` and `make replay` run.
+# traffic/run.sh: what `make load`, `make load-bot`, `make load-writes` and `make replay` run.
 #
 #   SCENARIO=mixed|storefront|bot|writes|replay (default mixed)   DURATION=1m (max LOAD_MAX_DURATION)
-#   RATE= page views/s or VUS= shoppers   TENANT= one tenant   TENANTS= ids or globs (k6dev-*)
+#   RATE= page views/s or VUS= shoppers   TENANT= one tenant   TENANTS= ids or globs (dev-*)
 #   BOT=1 (mixed: a bot burst mid-run)    LOG= SPEED= BAD_LINES=skip|stop (replay)
 #   TRANSLATE=on|off STORE_MAP=rank|hash|FILE STORE_FIELD=store_id (replay: a real platform's log)
-#   ... and every knob of the scripts (k6-scripts/README.md), from the environment.
+#   UI=0 (no web UI: headless)   ... and every knob of the locustfiles (traffic/README.md).
 #
-# Checks the allocator and the cluster answer, the inputs make sense (one clear line and exit 2
-# otherwise), installs k6 (cached), streams metrics to Prometheus when it answers, runs the
-# scenario (bounded in time) natively or in the compose `k6` service (profile `load`) as the
-# lab's runtime says, and keeps the JSON summary in $LAB_DIR/results/<run-id>/. Exits with k6's
-# status: 0 every threshold held, 99 a threshold was breached, other: an error.
+# Checks the allocator and the cluster answer, the inputs make sense and the ports are free (one
+# clear line and exit 2 otherwise), installs the load engine (Locust, pinned, cached), runs the
+# scenario (bounded in time) natively or in the compose `locust` service as the lab's runtime
+# says, with Locust's web UI on LAB_BIND:LOAD_UI_PORT while it runs and its metrics on
+# LAB_BIND:LOAD_METRICS_PORT (Prometheus scrapes them: the Load dashboard, the allocator's
+# per-group latency), and keeps the JSON summary in $LAB_DIR/results/<run-id>/. Exits with the
+# engine's status: 0 every threshold held, 99 a threshold was breached, 2 bad input, other: an error.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/../scripts/lib/config.sh"
 source "$here/../scripts/lib/cluster.sh"
 
 SCENARIOS=(mixed storefront bot writes replay)
-# The settings the scripts read (k6-scripts/lib/config.js and each scenario's top)
+# The settings the locustfiles read (traffic/lib/config.py, lib/scenarios.py, each locustfile)
 PASS_VARS=(DURATION RATE VUS TENANT TENANTS THINK_MS PAGE_SIZE PROFILE_TENANTS SAMPLE_PRODUCTS ALIAS
   BOT BOT_RATE BOT_TENANT BOT_DURATION BOT_MAX_PAGES BULK_SIZE WRITE_RATE RESUBMIT
   SPEED BAD_LINES REPLAY_VUS LOAD_MAX_DURATION MAX_FAILED MIN_CHECKS
-  P95_STOREFRONT_MS P95_BOT_MS P95_WRITES_MS P95_REPLAY_MS)
+  P95_STOREFRONT_MS P95_BOT_MS P95_WRITES_MS P95_REPLAY_MS MAX_LATE LATE_MS)
 
 scenario="${SCENARIO:-mixed}"
 [[ " ${SCENARIOS[*]} " == *" $scenario "* ]] || die "unknown SCENARIO '$scenario': pick one of ${SCENARIOS[*]}"
@@ -52,6 +54,8 @@ number='^([0-9]+\.?[0-9]*|\.[0-9]+)$'
 [[ -z "${SPEED:-}" || "$SPEED" == max || ("$SPEED" =~ $number && "$SPEED" != 0) ]] \
   || die "SPEED=$SPEED: want a pacing multiplier > 0 (2 = twice as fast) or max (as fast as possible)"
 [[ -z "${BAD_LINES:-}" || "$BAD_LINES" =~ ^(skip|stop)$ ]] || die "BAD_LINES=$BAD_LINES: want skip or stop"
+[[ -z "${UI:-}" || "$UI" =~ ^(0|1)$ ]] || die "UI=$UI: want 1 (Locust's web UI while the run lasts, the default) or 0 (headless)"
+ui="${UI:-1}"
 
 # The lab must answer: allocator (tenants) and the cluster's entry point. Loopback only.
 [[ "$LAB_BIND" =~ ^127\. ]] || die "LAB_BIND=$LAB_BIND is not a loopback address: the lab runs without security, load stays on loopback"
@@ -91,65 +95,84 @@ mkdir -p "$results"
 # A real platform's log made ready for the lab (packages/contract/bin/replay-prepare): legacy DSL
 # translated (TRANSLATE=off: as it is), the store found anywhere (STORE_FIELD), the log's stores
 # mapped onto the lab's tenants (STORE_MAP=rank|hash|FILE; the identity when they are the lab's
-# own), the same line numbers; the store map and the rewrite counts written beside the summary.
+# own), the same line numbers; the store map and the rewrite counts written beside the summary;
+# and the request plan the engine sends (plan.ndjson: the query-log format is read in one place).
 if [[ "$scenario" == replay ]]; then
   printf '%s\n' "$tenants_json" >"$results/tenants.json"
   prepared="$(node "$LAB_ROOT/packages/contract/bin/replay-prepare" --log "$LOG" --tenants "$results/tenants.json" --out "$results" \
     --translate "${TRANSLATE:-on}" --store-field "${STORE_FIELD:-store_id}" --store-map "${STORE_MAP:-rank}" \
     --mapping "$LAB_ROOT/allocator/schema/products-mapping.json")" || { rm -rf "$results"; exit 2; }
   say "$prepared"
-  LOG_SHOWN="$LOG" LOG="$results/prepared.log"
+  LOG_SHOWN="$LOG" LOG="$results/plan.ndjson"
   export LOG LOG_SHOWN
 fi
 
-export K6_NO_USAGE_REPORT=true
-export K6_PROMETHEUS_RW_TREND_STATS='p(95),p(99),avg'
-out=()
+# A port the run would open must be free: the web UI's and the metrics endpoint's
+port_free() { python3 -c 'import socket,sys; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((sys.argv[1], int(sys.argv[2])))' "$LAB_BIND" "$1" 2>/dev/null; }
+if [[ "$ui" == 1 ]] && ! port_free "$LOAD_UI_PORT"; then
+  rm -rf "$results"
+  die "the load's web UI port $LAB_BIND:$LOAD_UI_PORT is taken (another make load? ss -ltnp shows who): stop it, or run with UI=0 (headless) or LOAD_UI_PORT=another port"
+fi
+if ! port_free "$LOAD_METRICS_PORT"; then
+  rm -rf "$results"
+  die "the load's metrics port $LAB_BIND:$LOAD_METRICS_PORT is taken (another make load? ss -ltnp shows who): stop it, or give LOAD_METRICS_PORT=another port"
+fi
+
 if curl -fsS --max-time 3 "$prometheus/-/ready" >/dev/null 2>&1; then
-  out=(--out experimental-prometheus-rw)
-  stream="streaming to Prometheus at $prometheus (Load dashboard)"
+  stream="Prometheus at $prometheus scrapes its metrics (Load dashboard)"
 else
   stream="Prometheus does not answer at $prometheus: no live metrics, summary only"
 fi
-k6_args=(run "${out[@]}")
-[[ -t 1 ]] || k6_args+=(--quiet --no-color)
+# Locust's flags: the run is shaped by the locustfile (users, duration); the web UI on loopback
+# while the run lasts, or none; its own per-request table only at the end
+if [[ "$ui" == 1 ]]; then
+  locust_args=(--autostart --autoquit 0 --web-host "$LAB_BIND" --web-port "$LOAD_UI_PORT")
+else
+  locust_args=(--headless)
+fi
+locust_args+=(--only-summary --loglevel WARNING)
 
 runtime="$(cat "$LAB_DIR/runtime" 2>/dev/null || echo native)"
 span="${DURATION:-its log span}"
 say "load: $scenario for $span ($runtime), run $run_id; $stream"
-# k6 bounds every scenario itself; this bounds setup, teardown and anything stuck on top of it.
+[[ "$ui" == 1 ]] && say "load: Locust's web UI: http://$LAB_BIND:$LOAD_UI_PORT/ (while the run lasts; UI=0 for none)"
+# the locustfiles bound every scenario themselves; this bounds setup and anything stuck on top
 bound=$((secs + 300))
 
 set +e
 if [[ "$runtime" == compose ]]; then
   mapfile -t files < <("$LAB_ROOT/compose/bin/lab" files)
-  # The image set the lab runs on (LAB_IMAGES=local: the k6 image built here, not the official one)
+  # The image set the lab runs on (LAB_IMAGES=local: the Locust image built here)
   source "$LAB_ROOT/compose/images/lib.sh"
   use_lab_images
   if [[ -n "${LAB_COMPOSE_BIN:-}" ]]; then dc=("$LAB_COMPOSE_BIN"); else dc=(docker compose); fi
   # paths as the user knows them in the messages, container paths for the files; the summary
-  # is written as the caller's user (the k6 image's own user may not write the host folder)
-  env_args=(-e RUN_ID="$run_id" -e RESULTS_DIR=/results -e RESULTS_DIR_SHOWN="$results" -e HOME=/tmp)
+  # is written as the caller's user (the image's own user may not write the host folder)
+  env_args=(-e RUN_ID="$run_id" -e RESULTS_DIR=/results -e RESULTS_DIR_SHOWN="$results" -e HOME=/tmp
+    -e LOAD_UI_PORT="$LOAD_UI_PORT" -e LAB_BIND="$LAB_BIND")
   for v in "${PASS_VARS[@]}"; do [[ -n "${!v:-}" ]] && env_args+=(-e "$v=${!v}"); done
   mounts=(-v "$results:/results")
   if [[ "$scenario" == replay ]]; then
-    mounts+=(-v "$LOG:/log/queries.log:ro")
-    env_args+=(-e LOG=/log/queries.log -e LOG_SHOWN="$LOG_SHOWN")
+    mounts+=(-v "$LOG:/log/plan.ndjson:ro")
+    env_args+=(-e LOG=/log/plan.ndjson -e LOG_SHOWN="$LOG_SHOWN")
   fi
+  ports=(-p "$LAB_BIND:$LOAD_METRICS_PORT:$LOAD_METRICS_PORT")
+  [[ "$ui" == 1 ]] && ports+=(-p "$LAB_BIND:$LOAD_UI_PORT:8089") && locust_args=(--autostart --autoquit 0 --web-host 0.0.0.0 --web-port 8089 --only-summary --loglevel WARNING)
   timeout --foreground --kill-after=15s "$bound" \
     "${dc[@]}" --project-directory "$LAB_ROOT" "${files[@]}" --env-file "$LAB_ENV_FILE" --profile load \
-    run --rm --no-TTY --no-deps --user "$(id -u):$(id -g)" "${mounts[@]}" "${env_args[@]}" k6 "${k6_args[@]}" "/scripts/$scenario.js"
+    run --rm --no-TTY --no-deps --name "${COMPOSE_PROJECT_NAME:-tenantlab}-locust" --user "$(id -u):$(id -g)" "${ports[@]}" "${mounts[@]}" "${env_args[@]}" \
+    locust -f "/traffic/$scenario.py" "${locust_args[@]}"
   rc=$?
 else
-  k6="$("$LAB_ROOT/scripts/install/k6.sh")" || die "k6 could not be installed (scripts/install/k6.sh)"
-  export ES_URL="$es" ALLOCATOR_URL="$allocator" RESULTS_DIR="$results" RUN_ID="$run_id"
-  # an external cluster's header, CA and TLS switch, in k6's environment only
+  locust="$("$LAB_ROOT/scripts/install/locust.sh")" || die "the load engine could not be installed (scripts/install/locust.sh; its message is above)"
+  export ES_URL="$es" ALLOCATOR_URL="$allocator" RESULTS_DIR="$results" RUN_ID="$run_id" LAB_BIND LOAD_UI_PORT LOAD_METRICS_PORT
+  export LOAD_METRICS_HOST="$LAB_BIND"
+  # an external cluster's header, CA and TLS switch, in the engine's environment only
   if lab_is_external; then
-    k6_env="$(node "$LAB_ROOT/packages/contract/bin/connection" env k6)" || exit 2
-    eval "$k6_env"
+    load_env="$(node "$LAB_ROOT/packages/contract/bin/connection" env load)" || exit 2
+    eval "$load_env"
   fi
-  export K6_PROMETHEUS_RW_SERVER_URL="$prometheus/api/v1/write"
-  timeout --foreground --kill-after=15s "$bound" "$k6" "${k6_args[@]}" "$here/$scenario.js"
+  timeout --foreground --kill-after=15s "$bound" "$locust" -f "$here/$scenario.py" "${locust_args[@]}"
   rc=$?
 fi
 set -e
@@ -157,7 +180,8 @@ set -e
 case "$rc" in
   0) say "load: PASS; summary: $results/summary.json" ;;
   99) say "load: FAIL: a threshold was breached (see the summary above); summary: $results/summary.json" ;;
-  124 | 137) say "load: error: k6 did not finish within ${bound}s and was stopped" ;;
-  *) say "load: error: k6 exited with status $rc (see its message above)" ;;
+  2) ;; # the engine said what is wrong in one line
+  124 | 137) say "load: error: the load engine did not finish within ${bound}s and was stopped" ;;
+  *) say "load: error: the load engine exited with status $rc (see its message above)" ;;
 esac
 exit "$rc"

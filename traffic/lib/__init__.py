@@ -1,0 +1,1 @@
+"""tenantlab's load engine library: what every locustfile of traffic/ shares."""
