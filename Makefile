@@ -96,24 +96,24 @@ plan: ## Rebalance dry run [BY=observed|static]: hot tenants to the least busy g
 rebalance: ## Run the rebalance plan [BY=observed|static], one move at a time
 	@$(ALLOC) rebalance $(if $(BY),--by $(BY)) --wait
 
-## ---- Traffic (k6) ----
-load: ## Load test, default mixed storefront + writes [SCENARIO= DURATION= RATE= VUS= TENANT= BOT=1]
-	@k6-scripts/run.sh
+## ---- Traffic (Locust: traffic/) ----
+load: ## Load test (Locust; web UI on LOAD_UI_PORT while it runs), default mixed storefront + writes [SCENARIO= DURATION= RATE= VUS= TENANT= BOT=1 UI=0]
+	@traffic/run.sh
 
 load-bot: ## A search-bot burst crawling every category page of TENANT= [BOT_RATE= DURATION=]
-	@SCENARIO=bot k6-scripts/run.sh
+	@SCENARIO=bot traffic/run.sh
 
 load-writes: ## Catalog writes: price/inventory bulks, catalog re-submission [BULK_SIZE= WRITE_RATE= RESUBMIT=]
-	@SCENARIO=writes k6-scripts/run.sh
+	@SCENARIO=writes traffic/run.sh
 
 replay: ## Replay a query log LOG= (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY) [SPEED=2|max BAD_LINES=skip|stop TRANSLATE=on|off STORE_MAP=rank|hash|FILE STORE_FIELD=store_id]
-	@SCENARIO=replay k6-scripts/run.sh
+	@SCENARIO=replay traffic/run.sh
 
 ## ---- Generated files ----
 render: ## Regenerate every generated file (compose nodes and k8s/generated/ from lab.env, dashboards); CHECK=1 changes nothing and fails naming each stale file
 	@scripts/render $(if $(filter 1,$(CHECK)),--check)
 
-k8s: ## Render k8s/generated/ from lab.env (ECK Elasticsearch + Kibana, allocator, exporter, Prometheus, k6 TestRun) and validate it offline (kubeconform, strict); CHECK=1 changes nothing
+k8s: ## Render k8s/generated/ from lab.env (ECK Elasticsearch + Kibana, allocator, exporter, Prometheus, Locust master and workers) and validate it offline (kubeconform, strict); CHECK=1 changes nothing
 	@node k8s/render.mjs $(if $(filter 1,$(CHECK)),--check) && k8s/validate
 
 dashboards: ## Rebuild the Grafana dashboards' JSON and datasource from grafana-dashboards/src/; CHECK=1 only checks
@@ -160,5 +160,5 @@ bench-analysis: ## Seeding rate and index size with the storefront analysis (.pa
 bench-allocator: ## Placement plan for 100k tenants, API p99 at 200 req/s, move docs/s, the observer's cost with 1,000 tenants (needs `make up`)
 	@scripts/install/npm-deps.sh allocator && cd allocator && node bench/run.js
 
-bench-load: ## Highest storefront RATE with p95 under the threshold, and k6's CPU share there (needs `make up`)
-	@k6-scripts/bench.sh
+bench-load: ## Highest open-model storefront RATE held (p95 under the threshold, < 1% late arrivals), the generator's CPU at 10, 200, 400/s and in an ingest window, its latency against ES took (needs `make up`)
+	@traffic/bench.sh

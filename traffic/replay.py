@@ -13,6 +13,7 @@ this file sends (LOG=<run>/plan.ndjson: packages/contract/src/replay-prep.js rep
     make replay LOG=queries.log SPEED=4
 """
 import json
+import math
 import time
 
 from lib import config
@@ -57,7 +58,7 @@ def read_plan():
 
 ENTRIES, ERRORS = read_plan() if config.env("BAD_LINES", "skip") in ("skip", "stop") else ([], [])
 SPAN_S = ENTRIES[-1]["at_ms"] / 1000 if ENTRIES else 0
-BOUND_S = config.env_seconds("DURATION", f"{min(MAX_S, 600 if FAST else int(SPAN_S / (SPEED or 1)) + 30)}s")
+BOUND_S = config.env_seconds("DURATION", f"{min(MAX_S, 600 if FAST else math.ceil(SPAN_S / (SPEED or 1)) + 30)}s")
 
 
 def setup(run):

@@ -7,19 +7,19 @@
 #                its strict schemas of Kubernetes K8S_SCHEMA_VERSION
 #   Elasticsearch, Kibana   the CRDs in the Go module github.com/elastic/cloud-on-k8s/vN@vECK_VERSION
 #                (config/crds/v1/all-crds.yaml, what ECK's release installs)
-#   TestRun      the CRD in the Go module github.com/grafana/k6-operator@vK6_OPERATOR_VERSION
+# (The load, Locust distributed, is core kinds only: Deployments, Services, ConfigMaps.)
 # k8s/schemas.mjs turns them into kubeconform's layout (standalone, strict).
 set -euo pipefail
 here="$(dirname "$0")"
 source "$here/../lib/config.sh"
 
 out="$LAB_CACHE/k8s-schemas"
-eck="${ECK_VERSION#v}" k6op="${K6_OPERATOR_VERSION#v}" kv="$KUBERNETES_VALIDATE_VERSION" k8s="${K8S_SCHEMA_VERSION#v}"
+eck="${ECK_VERSION#v}" kv="$KUBERNETES_VALIDATE_VERSION" k8s="${K8S_SCHEMA_VERSION#v}"
 # ECK's module path carries its major version from v2 on (github.com/elastic/cloud-on-k8s/v3)
 eck_major="${eck%%.*}"
 eck_module="github.com/elastic/cloud-on-k8s"
 ((eck_major >= 2)) && eck_module+="/v$eck_major"
-stamp="kubernetes-validate==$kv k8s=$k8s $eck_module@v$eck github.com/grafana/k6-operator@v$k6op converter=$(sha256sum "$LAB_ROOT/k8s/schemas.mjs" | cut -c1-16)"
+stamp="kubernetes-validate==$kv k8s=$k8s $eck_module@v$eck converter=$(sha256sum "$LAB_ROOT/k8s/schemas.mjs" | cut -c1-16)"
 if [[ -f "$out/.stamp" && "$(cat "$out/.stamp")" == "$stamp" ]]; then
   echo "$out"
   exit 0
@@ -60,10 +60,9 @@ module_dir() {
     || die "k8s schemas: cannot fetch $1 from the Go module proxy: $(jq -r '.Error // empty' <<<"$info" 2>/dev/null | head -n 1)"
   jq -r '.Dir' <<<"$info"
 }
-say "k8s schemas: the CRDs of $eck_module@v$eck and github.com/grafana/k6-operator@v$k6op (Go module proxy)"
+say "k8s schemas: the CRDs of $eck_module@v$eck (Go module proxy)"
 eck_dir="$(module_dir "$eck_module@v$eck")"
-k6_dir="$(module_dir "github.com/grafana/k6-operator@v$k6op")"
-crds=("$eck_dir/config/crds/v1/all-crds.yaml" "$k6_dir/config/crd/bases/k6.io_testruns.yaml")
+crds=("$eck_dir/config/crds/v1/all-crds.yaml")
 for f in "${crds[@]}"; do [[ -f "$f" ]] || die "k8s schemas: $f is missing from its module"; done
 
 node "$LAB_ROOT/k8s/schemas.mjs" "$work/schemas" "$work/core" "${crds[@]}" 2>>"$log" \

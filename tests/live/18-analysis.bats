@@ -14,7 +14,7 @@ setup_file() {
   out="$(api POST /tenants "{\"id\":\"$AT\",\"name\":\"$AT\",\"expected_products\":40}")"
   [[ "$out" == 20[01]* ]] || { echo "cannot create tenant $AT: $out" >&2; return 1; }
   base="$(($(date +%s%3N) - 1000))"
-  bulk "" "$(jq -nc --arg t "$AT" --argjson n 40 --argjson base "$base" -f tests/fixtures/k6/catalog.jq | bulk_lines)"$'\n' "refresh=wait_for"
+  bulk "" "$(jq -nc --arg t "$AT" --argjson n 40 --argjson base "$base" -f tests/fixtures/traffic/catalog.jq | bulk_lines)"$'\n' "refresh=wait_for"
 }
 
 teardown_file() {

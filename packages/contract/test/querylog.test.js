@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { formatLine, parseLine, parseLines, parseLog, QueryLogError, searchRequestOf } from '../src/querylog.js';
 
-const fixtures = new URL('../../../tests/fixtures/k6/', import.meta.url).pathname;
+const fixtures = new URL('../../../tests/fixtures/traffic/', import.meta.url).pathname;
 
 test('format and parse round-trip, with | inside the JSON', () => {
   const query = { query: { bool: { filter: [{ term: { store_id: 's-1' } }], must: [{ simple_query_string: { query: 'a | b' } }] } } };
@@ -34,8 +34,8 @@ test('malformed lines are rejected with their line number; blanks and comments s
   assert.throws(() => [...parseLines([ok, ok, 'junk'])], /^QueryLogError: line 3: /);
 });
 
-// The replay (k6) reads logs with parseLog, the seeder with parseLines: one module, so they
-// agree by construction; this pins what both see on the fixtures the k6 tests replay.
+// The replay's plan (replay-prep.js, through parseLog) and the seeder (parseLines) read logs with
+// one module, so they agree by construction; this pins what both see on the fixtures the replay tests use.
 test('parseLog collects every bad line of the fixtures and numbers the good ones', () => {
   const good = parseLog(readFileSync(`${fixtures}queries.log`, 'utf8'));
   assert.deepEqual(good.errors, []);

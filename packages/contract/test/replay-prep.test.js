@@ -8,7 +8,7 @@ import { prepareLog, summaryLine } from '../src/replay-prep.js';
 import { StoreMapError, mapStores, parsePairs } from '../src/store-map.js';
 import { parseLine } from '../src/querylog.js';
 
-const LEGACY = new URL('../../../tests/fixtures/k6/queries-legacy.log', import.meta.url).pathname;
+const LEGACY = new URL('../../../tests/fixtures/traffic/queries-legacy.log', import.meta.url).pathname;
 const BIN = new URL('../bin/replay-prepare', import.meta.url).pathname;
 const tenants = [{ id: 'lab-a', weight: 5 }, { id: 'lab-b', weight: 1 }, { id: 'lab-c', weight: 3 }];
 const line = (store, ts = '1735689600.100') => `${ts}|product|${JSON.stringify({ query: { filtered: { filter: { term: { store_id: store } } } }, size: 1 })}`;

@@ -1,0 +1,78 @@
+"""experiment: the workload of one repetition of `make experiment` (packages/experiments runs it,
+one Locust process per repetition): the storefront's page views in two windows, so warm-up
+samples never reach the figures (Rally marks them `warmup`):
+  warmup   ramps up to the load over RAMP_UP, then holds it for WARMUP: discarded
+  measure  the measured window: MEASURE at the full load, right after
+Every request is tagged scenario=warmup|measure by its intended start. Open model (RATE= page
+views/s: arrivals on a schedule, latency from the intended start, late arrivals counted) or
+closed model (VUS= shoppers, THINK_MS= between page views, like a JMeter thread group). Tenants
+and their aliases in the variant measured come from TENANTS_FILE (the runner writes it).
+
+A burst (BOT_TENANT= one store, BURST_AT= into the measured window, BURST_FOR= long, BOT_RATE=
+pages/s): the bot's crawler on that store as a scenario of its own (`burst`), never in the
+figures; every shopper's request is then tagged phase=before|during|after the burst.
+
+The only threshold is the cross-tenant rule (exit 99, figures still count): an experiment
+measures, its verdict is computed by the runner."""
+import random
+
+from lib import config
+from lib.arrivals import ramp
+from lib.run import LoadRun
+from lib.shop import Crawler, Shopper, bot_plan
+from lib.tenants import load, weighted_picker
+
+RAMP_UP = config.env_seconds("RAMP_UP", "10s")
+WARMUP = config.env_seconds("WARMUP", "20s")
+MEASURE = config.env_seconds("MEASURE", "45s")
+RATE = config.env_number("RATE", 0)
+VUS = config.env_number("VUS", 0, integer=True)
+THINK_MS = config.env_number("THINK_MS", 1000)
+BOT_TENANT = config.env("BOT_TENANT", "")
+BOT_RATE = config.env_number("BOT_RATE", 30, minimum=1)
+BURST_AT = config.env_seconds("BURST_AT", "0s")
+BURST_FOR = config.env_seconds("BURST_FOR", "0s")
+WARM_S = RAMP_UP + WARMUP
+# where the burst lies, in seconds since the run started
+BURST_FROM = WARM_S + BURST_AT
+BURST_TO = BURST_FROM + BURST_FOR
+
+
+def window(t):
+    return "warmup" if t < WARM_S else "measure"
+
+
+def phase(t):
+    if not BOT_TENANT:
+        return None
+    return "before" if t < BURST_FROM else "during" if t < BURST_TO else "after"
+
+
+def setup(run):
+    tenants, everyone = load(run.pool)
+    data = {"tenants": tenants, "all": everyone, "shoppers": [Shopper(run, tenants, weighted_picker(tenants)) for _ in range(max(1, VUS))]}
+    if BOT_TENANT:
+        t, pages = bot_plan(tenants, BOT_TENANT, config.env_number("BOT_MAX_PAGES", 50, minimum=1, integer=True))
+        data["crawler"] = Crawler(run, t, pages, scenario="burst")
+    return data
+
+
+def page_view(intended):
+    t = intended - run.t0
+    shopper = random.choice(run.data["shoppers"])
+    shopper.page_view(intended, window(t), phase=phase(t))
+
+
+run = LoadRun("experiment", setup=setup, thresholds=[("cross_tenant_hits", "count", "==", 0)])
+if RATE:
+    rate = ramp(RATE, RAMP_UP)
+    run.open("shoppers", rate, WARM_S + MEASURE, page_view, cap=max(20, int(RATE * 2)),
+             tags=lambda due: {"scenario": window(due - run.t0)})
+else:
+    users = VUS or 8
+    run.closed("shoppers", users, WARM_S + MEASURE, page_view, think=(lambda: THINK_MS * (0.5 + random.random()) / 1000) if THINK_MS else None, ramp_s=RAMP_UP)
+if BOT_TENANT:
+    up = max(1.0, round(BURST_FOR * 0.2))
+    run.open("burst", ramp(BOT_RATE, up, max(1.0, BURST_FOR - 2 * up), up, start_rate=1), BURST_FOR,
+             lambda intended: run.data["crawler"].crawl(intended), cap=max(20, int(BOT_RATE * 2)), start_s=BURST_FROM)
+globals().update(run.locust_classes())
