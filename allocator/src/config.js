@@ -42,8 +42,8 @@ export function loadConfig(env = process.env) {
     logLevel: e.ALLOCATOR_LOG_LEVEL || 'info',
     statsIntervalMs: int('ALLOCATOR_STATS_INTERVAL_MS', e.ALLOCATOR_STATS_INTERVAL_MS ?? '10000'),
     requestTimeoutMs: int('ALLOCATOR_ES_TIMEOUT_MS', e.ALLOCATOR_ES_TIMEOUT_MS ?? '30000'),
-    // k6's p95 per group, shown beside the probe while a load run streams there (observe/k6-latency.js);
-    // empty: none
+    // the load's p95 per group, shown beside the probe while Prometheus scrapes a run
+    // (observe/load-latency.js); empty: none
     prometheusUrl: e.ALLOCATOR_PROMETHEUS_URL ?? `http://${bind}:${e.PROMETHEUS_PORT || '9090'}`,
     policyFile,
     policy,

@@ -12,7 +12,7 @@ import { observedCost } from './observe/cost.js';
 import { indexCounters, nodeReadings, NODE_STATS_REQUEST, STATS_GROUPS } from './observe/counters.js';
 import { detectHot } from './observe/hot.js';
 import { probeGroups, ProbeWindow } from './observe/probe.js';
-import { k6P95ByGroup } from './observe/k6-latency.js';
+import { loadP95ByGroup } from './observe/load-latency.js';
 import { CounterWindow } from './observe/window.js';
 import { objectiveOf } from './policy.js';
 import { productsPattern, STATS_GROUP_PATTERN } from '@tenantlab/contract/naming';
@@ -76,7 +76,7 @@ export class Observer {
     // one probe search per group, on the first of its indices (by name)
     const probeTargets = new Map();
     for (const ix of [...store.indices.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) if (!probeTargets.has(ix.group)) probeTargets.set(ix.group, ix.name);
-    const [groups, docs, stats, nodeStats, health, probed, k6p95] = await Promise.all([
+    const [groups, docs, stats, nodeStats, health, probed, loadP95] = await Promise.all([
       discoverGroups(client, config.groupAttr),
       client.search({
         index: pattern,
@@ -93,7 +93,7 @@ export class Observer {
       client.nodes.stats(NODE_STATS_REQUEST),
       client.cluster.health({ timeout: '2s' }),
       probeGroups(client, probeTargets),
-      k6P95ByGroup(config.prometheusUrl),
+      loadP95ByGroup(config.prometheusUrl),
     ]);
     const indexDocs = new Map();
     const tenantDocs = new Map();
@@ -130,7 +130,7 @@ export class Observer {
       observe,
       objectiveOf: (g) => objectiveOf(config.policy, g),
       probes: this.probes.means(),
-      k6p95,
+      loadP95,
     });
     const at = new Date(now).toISOString();
     const hot = detectHot(cost, config.policy.hot, { since: this.hotSince, now: at });

@@ -42,8 +42,29 @@ export const nodeGauge = (gauge, matchers = '') => `${gauge}{${matchers}name=~"$
 /** Tenants per index group (the allocator's placement). */
 export const TENANTS_PER_GROUP = 'sum by (index_group) (tenantlab_tenants{index_group=~"$group"})';
 
-/** k6 series of the chosen scenarios and groups. */
-export const K6_CHOSEN = 'scenario=~"$scenario", index_group=~"$group"';
+// ---- The load (Locust, traffic/: tenantlab_load_*, scraped as job `load` while a run lasts) ----
+// No tenant label (thousands of tenants): per-tenant figures come from Elasticsearch's search
+// stats groups, through the allocator (tenantlab_tenant_search_rate).
 
-/** Virtual users of every running k6 test. */
-export const K6_VUS = 'sum(k6_vus)';
+/** The load's request duration histogram (labels scenario, index_group, query_type, outcome). */
+export const LOAD_DURATION = 'tenantlab_load_request_duration_seconds';
+
+/** Matchers of the chosen scenarios and groups ($scenario, $group of the Load dashboard). */
+export const LOAD_CHOSEN = 'scenario=~"$scenario", index_group=~"$group"';
+
+/** Requests per second of the load, summed `by` (a label list, or '' for one total). */
+export const loadRequestRate = (by = '', matchers = LOAD_CHOSEN) =>
+  `sum${by ? ` by (${by}) ` : ''}(rate(${LOAD_DURATION}_count${matchers ? `{${matchers}}` : ''}[$__rate_interval]))`;
+
+/** A quantile of the load's request duration over the last interval, by `by` (seconds). */
+export const loadQuantile = (quantile, by, matchers = LOAD_CHOSEN) =>
+  `histogram_quantile(${quantile}, sum by (${by ? `${by}, ` : ''}le) (rate(${LOAD_DURATION}_bucket{${matchers}}[$__rate_interval])))`;
+
+/**
+ * The shoppers' p95 per group (the bot, bursts and writers left out): the recording rule the
+ * IndexGroupClientP95Skew alert judges, the allocator's load_p95_ms over 1 m instead of 30 s.
+ */
+export const LOAD_GROUP_P95 = 'index_group:tenantlab_load_request_duration_seconds:p95_1m';
+
+/** Requests the load has sent and not yet had an answer to, every scenario. */
+export const LOAD_IN_FLIGHT = 'sum(tenantlab_load_in_flight)';

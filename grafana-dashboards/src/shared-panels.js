@@ -2,7 +2,7 @@
 // other dashboards' panels). Sizes are the layout's: each dashboard sets them.
 import * as units from '@grafana/grafana-foundation-sdk/units';
 import { q, stat, timeseries } from './panels.js';
-import { CLUSTER_HEALTH, FIRING_ALERTS, HEALTH_MAPPING, K6_VUS, TENANTS_PER_GROUP, inGroups } from './queries.js';
+import { CLUSTER_HEALTH, FIRING_ALERTS, HEALTH_MAPPING, LOAD_GROUP_P95, LOAD_IN_FLIGHT, TENANTS_PER_GROUP, inGroups } from './queries.js';
 import { ANY_IS_BAD, ANY_IS_WARNING, HEALTH, REJECTIONS } from './thresholds.js';
 
 // ---- Cluster (Home, Cluster overview) ----
@@ -58,8 +58,15 @@ export const groupQueryTimeOverTime = (title, { all = false, description = '' } 
   return timeseries(title, q(all ? rule : inGroups(rule), '{{index_group}}'), { description, unit: units.Seconds });
 };
 
-// ---- k6 (Home, Load) ----
-export const k6Vus = (title, { withMax = false } = {}) => timeseries(title, [
-  q(K6_VUS, 'VUs'),
-  ...(withMax ? [q('sum(k6_vus_max)', 'max VUs')] : []),
-]);
+// ---- The load (Home, Load) ----
+/** Requests in flight: all of them, or `byScenario`, of the scenarios of $scenario. */
+export const loadInFlight = (title, { byScenario = false } = {}) => timeseries(title,
+  byScenario ? q('sum by (scenario) (tenantlab_load_in_flight{scenario=~"$scenario"})', '{{scenario}}') : q(LOAD_IN_FLIGHT, 'in flight'), {
+    description: 'Requests sent and not answered yet. Open model: it grows when Elasticsearch slows down (arrivals keep their schedule); closed model: at most the users.',
+  });
+
+/** The shoppers' p95 per group, for the groups of $group. */
+export const loadGroupP95 = (title) => timeseries(title, q(inGroups(LOAD_GROUP_P95), '{{index_group}}'), {
+  description: "p95 over 1m of the load's searches to each group, from its histogram (durations from the intended start). The bot, an experiment's burst and the writers are left out: what the neighbours feel. The allocator shows the same over 30 s beside its probe (make hot: load p95); the IndexGroupClientP95Skew alert judges it.",
+  unit: units.Seconds,
+});

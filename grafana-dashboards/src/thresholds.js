@@ -21,11 +21,14 @@ export const HEAP = [step('green'), step('orange', 0.75), step('red', 0.85)];
 /** Thread pool rejections per second: any rejection at all. */
 export const REJECTIONS = [step('green'), step('red', 0.001)];
 
-/** Share of failed requests: k6's own threshold, 1%. */
+/** Share of failed requests: the load's own threshold, 1%. */
 export const FAILURE_RATE = [step('green'), step('red', 0.01)];
 
-/** Share of checks passed: k6's own threshold, 99%. */
+/** Share of checks passed: the load's own threshold, 99%. */
 export const CHECKS_PASSED = [step('red'), step('green', 0.99)];
+
+/** Share of open-model arrivals that started late: the load could not keep its rate. */
+export const LATE_ARRIVALS = [step('green'), step('orange', 0.01), step('red', 0.05)];
 
 /** Circuit breaker estimate / limit: close to tripping. */
 export const BREAKER = [step('green'), step('red', 0.9)];

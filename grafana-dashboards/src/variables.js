@@ -26,22 +26,22 @@ function labelValues(name, label, query, { allValue } = {}) {
 }
 
 // Where each dashboard takes its group names from: the allocator's node -> group map (every group
-// with nodes), the allocator's tenant counts (every group with tenants), or k6's request tags
-// (every group the running test sends to).
+// with nodes), the allocator's tenant counts (every group with tenants), or the load's request
+// labels (every group the running load sends to, and `none`: requests to no tenant).
 const GROUPS_FROM = {
   nodes: 'tenantlab:node_index_group:info',
   tenants: 'tenantlab_tenants',
-  k6: 'k6_http_reqs_total',
+  load: 'tenantlab_load_request_duration_seconds_count',
 };
 
-// All on a k6 tag is `.*`, not the list of values seen: it also matches series without the tag
-// and values that appeared after the variable was last refreshed (a test just started).
-const K6_ALL = '.*';
+// All on a load label is `.*`, not the list of values seen: it also matches series without the
+// label and values that appeared after the variable was last refreshed (a run just started).
+const LOAD_ALL = '.*';
 
 /** $group: index groups, from `from` (a key of GROUPS_FROM). */
 export const group = (from = 'nodes') =>
   labelValues('group', 'Index group', `label_values(${GROUPS_FROM[from]}, index_group)`,
-    { allValue: from === 'k6' ? K6_ALL : undefined });
+    { allValue: from === 'load' ? LOAD_ALL : undefined });
 
 /** $node: Elasticsearch nodes (every node, or only the data nodes). */
 export const node = ({ dataOnly = false } = {}) => dataOnly
@@ -51,6 +51,6 @@ export const node = ({ dataOnly = false } = {}) => dataOnly
 /** $tenant: tenants the allocator reports documents for. */
 export const tenant = () => labelValues('tenant', 'Tenant', 'label_values(tenantlab_tenant_documents, tenant)');
 
-/** $scenario: k6 scenarios of the running test. */
+/** $scenario: the scenarios of the running load (storefront, bot, writes, ...; experiments: warmup, measure, burst). */
 export const scenario = () =>
-  labelValues('scenario', 'Scenario', 'label_values(k6_http_reqs_total, scenario)', { allValue: K6_ALL });
+  labelValues('scenario', 'Scenario', 'label_values(tenantlab_load_request_duration_seconds_count, scenario)', { allValue: LOAD_ALL });

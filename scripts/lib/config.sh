@@ -6,7 +6,7 @@ LAB_ROOT="${LAB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 LAB_ENV_FILE="${LAB_ENV_FILE:-$LAB_ROOT/lab.env}"
 
 # lab.env is parsed by the lab's one parser (packages/contract/src/lab-env.js, through its CLI),
-# so bash, the allocator, the seeder and k6 accept and reject exactly the same lines. A key
+# so bash, the allocator and the seeder accept and reject exactly the same lines. A key
 # already set here (exported or not) wins, as before. One node start per sourcing (~0.1 s).
 lab_load_env() {
   local lines line key stamp
@@ -44,7 +44,8 @@ require_node() {
   [[ -n "${1:-}" ]] || die "NODE is required: one of $(lab_nodes) (e.g. make node-kill NODE=es-data-1)"
   is_lab_node "$1" || die "unknown NODE '$1': pick one of $(lab_nodes)"
 }
-# Every port key of lab.env (nodes' HTTP and transport, services)
+# Every port key of lab.env (nodes' HTTP and transport, services, the load's LOAD_UI_PORT and
+# LOAD_METRICS_PORT)
 lab_port_keys() { sed -n 's/^\([A-Z0-9_]*_PORT\)=.*/\1/p' "$LAB_ENV_FILE"; }
 # shift_lab_ports N: every port + N, for a second lab (tests, benchmarks) beside the first
 shift_lab_ports() {

@@ -3,8 +3,9 @@
 
 RESULTS="$REPO/.lab/results/experiments"
 
-# the suites' setup_file and setup: the checkout, k6 installed once, no knob of the caller's shell
-experiments_setup_file() { cd "$REPO" && scripts/install/k6.sh >/dev/null; }
+# the suites' setup_file and setup: the checkout, the load engine (Locust) installed once, no
+# knob of the caller's shell
+experiments_setup_file() { cd "$REPO" && scripts/install/locust.sh >/dev/null; }
 experiments_setup() { cd "$REPO" && unset NAME QUICK REPEAT LAB; }
 
 # lab_state: the lab's indices and aliases, to compare before and after a run
@@ -14,7 +15,7 @@ lab_state() {
 }
 
 # quick_runs_here: the QUICK runs measure on native; under the compose run they would double
-# the suite's time for the same code path (k6 and the runner on the host, published ports)
+# the suite's time for the same code path (Locust and the runner on the host, published ports)
 quick_runs_here() {
   [[ "$(lab_runtime)" != compose ]] || skip "QUICK experiment runs: checked on the native test lab (same host-side runner and ports)"
 }
@@ -28,6 +29,15 @@ results_valid() {
     const { readResults } = await import(process.argv[1]);
     readResults(process.argv[2]);' "$REPO/packages/experiments/src/results.js" "$1"
   assert_success
+}
+
+# measured_with_locust DIR: the run says the load engine measured it, in results.json and its report
+measured_with_locust() {
+  local r="${1%/}/results.json"
+  assert_equal "$(jq -r '.environment.load_engine.name' "$r")" locust
+  assert_equal "$(jq -r '[.environment.load_engine.version, .runner.generator_cpu_percent] | map(type) | join(",")' "$r")" "string,number"
+  assert_equal "$(jq -r '.environment.versions | has("k6")' "$r")" false
+  grep -q '^- load engine: Locust ' "${1%/}/report.md" || fail "report.md does not name the load engine"
 }
 
 # svgs_valid DIR MIN: every chart of DIR parses as an SVG document, and there are at least MIN

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Traffic (k6) on a running lab: two small tenants are created through the allocator and loaded
-# following the write contract (tests/fixtures/k6/catalog.jq), then a short run of each scenario
+# following the write contract (tests/fixtures/traffic/catalog.jq), then a short run of each scenario
 # (k6-scripts/run.sh, what `make load` calls) passes its checks and thresholds; the hand-made query
 # log replays; malformed log lines are reported with their line numbers; the cross-tenant check
 # fails the run when the queries go to another tenant's alias; bad input is one clear line.
@@ -9,7 +9,7 @@
 bats_require_minimum_version 1.5.0
 
 RUN="k6-scripts/run.sh"
-FIXTURES="tests/fixtures/k6"
+FIXTURES="tests/fixtures/traffic"
 
 setup_file() {
   load ../lib/lab

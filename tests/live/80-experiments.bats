@@ -35,6 +35,7 @@ check_report() {
   assert_equal "$(jq '[.verdicts[] | select(.test | length > 0)] | length' "$r")" "$expects"
   # environment and the runner's own figures
   assert_equal "$(jq -r '[.environment.machine.cores, .environment.versions.elasticsearch, .environment.git_commit, .runner.wall_seconds] | all(. != null)' "$r")" true
+  measured_with_locust "$dir"
   # the report: every variant and a verdict line; charts are SVG that parse as XML
   for v in $(jq -r '.variants[].name' "$r"); do grep -q -- "$v" "$dir/report.md" || fail "report.md does not name variant $v"; done
   grep -Eq '\*\*(reproduced|not_reproduced|inconclusive)\*\*' "$dir/report.md" || fail "report.md has no verdict line"
@@ -173,7 +174,7 @@ quick_own_lab() {
   quick_runs_here
   local before log="$BATS_TEST_TMPDIR/run.log" pid dir deadline
   before="$(lab_state)"
-  node "$CLI" run h2-split-index --quick --repeat 2 --lab running --es-url "$ES" --k6 "$(scripts/install/k6.sh)" --results "$RESULTS" >"$log" 2>&1 3>&- &
+  node "$CLI" run h2-split-index --quick --repeat 2 --lab running --es-url "$ES" --locust "$(scripts/install/locust.sh)" --results "$RESULTS" >"$log" 2>&1 3>&- &
   pid=$!
   deadline=$((SECONDS + 240))
   until grep -qs '^\[2/' "$log"; do
@@ -225,18 +226,18 @@ quick_own_lab() {
 }
 
 @test "a variant the lab cannot hold, a lab that is not up, a lab that is not quiet: refused, nothing created" {
-  local before spec="$BATS_TEST_TMPDIR/h2-split-index.yaml" k6 port loop
+  local before spec="$BATS_TEST_TMPDIR/h2-split-index.yaml" locust port loop
   before="$(lab_state)"
-  k6="$(scripts/install/k6.sh)"
+  locust="$(scripts/install/locust.sh)"
   # 2 replicas in an index group of two data nodes
   sed 's/^\(\s*\)replicas: 1$/\1replicas: 2/; s/^\(\s*\)group: all$/\1group: g1/' experiments/h2-split-index.yaml >"$spec"
-  run node "$CLI" run h2-split-index --quick --dir "$BATS_TEST_TMPDIR" --lab running --es-url "$ES" --k6 "$k6"
+  run node "$CLI" run h2-split-index --quick --dir "$BATS_TEST_TMPDIR" --lab running --es-url "$ES" --locust "$locust"
   assert_failure 2
   assert_output --regexp "variant [0-9a-z]+: 2 replica\(s\) need 3 data nodes in group g1; the lab has 2"
   assert_equal "$(lab_state)" "$before"
 
   port="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"
-  run node "$CLI" run h2-split-index --quick --lab running --es-url "http://127.0.0.1:$port" --k6 "$k6"
+  run node "$CLI" run h2-split-index --quick --lab running --es-url "http://127.0.0.1:$port" --locust "$locust"
   assert_failure 2
   assert_output --partial "the lab is not up: Elasticsearch does not answer at http://127.0.0.1:$port"
 
@@ -247,7 +248,7 @@ quick_own_lab() {
     loops+=($!)
   done
   sleep 1
-  run node "$CLI" run h2-split-index --quick --lab running --es-url "$ES" --k6 "$k6"
+  run node "$CLI" run h2-split-index --quick --lab running --es-url "$ES" --locust "$locust"
   kill "${loops[@]}" 2>/dev/null || true
   wait "${loops[@]}" 2>/dev/null || true
   assert_failure 2

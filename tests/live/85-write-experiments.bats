@@ -22,6 +22,7 @@ check_write_report() {
   assert_equal "$(jq '[.variants[].repetitions[] | select(.complete and .integrity.count > 0 and .integrity.count == .integrity.acknowledged)] | length' "$r")" "$variants"
   assert_equal "$(jq '[.verdicts[] | select(.result == "reproduced" or .result == "not_reproduced" or .result == "inconclusive")] | length' "$r")" "$expects"
   assert_equal "$(jq -r '[.environment.data.document_bytes, .environment.data.bulk_bytes, .environment.versions.elasticsearch, .runner.wall_seconds] | all(. != null)' "$r")" true
+  measured_with_locust "$dir"
   for v in $(jq -r '.variants[].name' "$r"); do grep -q -- "$v" "$dir/report.md" || fail "report.md does not name variant $v"; done
   grep -Eq '\*\*(reproduced|not_reproduced|inconclusive)\*\*' "$dir/report.md" || fail "report.md has no verdict line"
   grep -q '## Elasticsearch side' "$dir/report.md" || fail "report.md has no Elasticsearch section"

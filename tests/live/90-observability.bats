@@ -4,9 +4,10 @@
 # live Prometheus, as Grafana would) returning at least one series. A failure names the
 # dashboard, the panel and the query.
 #
-# Targets that need the allocator (tenantlab_*, tenantlab:*, index_group:* series) are checked
-# when the allocator is part of the lab (and then it must be up); targets on k6 metrics only when
-# k6 has pushed metrics recently (a `make load` running during the tests); the rest always.
+# Targets on the load's metrics (tenantlab_load_*, and the rules over them) are checked only while
+# Prometheus scrapes a load (job `load`: the `make load` this file starts, or one running during
+# the tests); targets that need the allocator (the other tenantlab_*, tenantlab:*, index_group:*
+# series) when the allocator is part of the lab (and then it must be up); the rest always.
 
 setup_file() {
   load ../lib/lab
@@ -19,11 +20,12 @@ setup_file() {
   short_seed_and_load
 }
 
-# A bounded `make load` (the seeded ci stores when there are some) streaming to Prometheus
-# while this file runs, in a session of its own so teardown_file can stop all of it.
+# A bounded `make load` (the seeded ci stores when there are some, headless: UI=0) serving its
+# /metrics at LAB_BIND:LOAD_METRICS_PORT, which Prometheus scrapes as job `load`, while this file
+# runs, in a session of its own so teardown_file can stop all of it.
 start_background_load() {
   local tenants='ci-*'
-  [[ -x "$REPO/k6-scripts/run.sh" ]] || return 0
+  [[ -x "$REPO/traffic/run.sh" ]] || return 0
   if ! api GET /tenants | grep -q '"ci-0001"'; then
     # run alone (make test ONLY=observability): a small catalog of our own to load
     tenants='obsseed-*'
@@ -31,7 +33,7 @@ start_background_load() {
       seed-data/bin/tenantlab-seed seed >/dev/null 2>&1) || true
   fi
   # tagged as the lab's: if anything goes wrong, tests/run finds and stops it with the lab
-  setsid env TENANTLAB_LAB="$LAB_DIR" bash -c "cd '$REPO' && SCENARIO=mixed DURATION=150s RATE=4 TENANTS='$tenants' RESUBMIT=none \
+  setsid env TENANTLAB_LAB="$LAB_DIR" bash -c "cd '$REPO' && SCENARIO=mixed DURATION=150s RATE=4 TENANTS='$tenants' RESUBMIT=none UI=0 \
     exec timeout 240 make -s load" >"$BATS_FILE_TMPDIR/load.log" 2>&1 </dev/null 3>&- &
   echo $! >"$BATS_FILE_TMPDIR/load.pid"
 }
@@ -119,12 +121,13 @@ short_seed_and_load() {
   fi
 }
 
-@test "every scrape target is up: Prometheus, the exporter and (when in the lab) the allocator" {
+@test "every scrape target is up: Prometheus, the exporter and (when in the lab) the allocator; the load's is configured" {
   local deadline=$((SECONDS + 60)) targets bad
   while :; do
     targets="$(curl -fsS --max-time 10 "$PROM/api/v1/targets?state=active")"
     allocator_in_lab || targets="$(jq '.data.activeTargets |= map(select(.labels.job != "allocator"))' <<<"$targets")"
-    bad="$(jq -r '.data.activeTargets[] | select(.health != "up") | "\(.labels.job) \(.scrapeUrl): \(.health) \(.lastError)"' <<<"$targets")"
+    # the load's endpoint exists only while a run lasts: its health is the next test's
+    bad="$(jq -r '.data.activeTargets[] | select(.labels.job != "load" and .health != "up") | "\(.labels.job) \(.scrapeUrl): \(.health) \(.lastError)"' <<<"$targets")"
     [[ -z "$bad" ]] && break
     ((SECONDS < deadline)) || break
     sleep 2
@@ -132,10 +135,40 @@ short_seed_and_load() {
   assert_equal "$bad" ""
   run jq -r '[.data.activeTargets[].labels.job] | sort | join(" ")' <<<"$targets"
   if allocator_in_lab; then
-    assert_output "allocator elasticsearch prometheus"
+    assert_output "allocator elasticsearch load prometheus"
   else
-    assert_output "elasticsearch prometheus"
+    assert_output "elasticsearch load prometheus"
   fi
+  # every 5 s, at the load's port of lab.env (native) or its service (compose)
+  run jq -r '.data.activeTargets[] | select(.labels.job == "load") | "\(.scrapeInterval) \(.scrapeUrl)"' <<<"$targets"
+  assert_output --regexp '^5s http://[^ ]+/metrics$'
+  [[ "$(runtime)" == compose ]] || assert_output "5s http://$LAB_BIND:$LOAD_METRICS_PORT/metrics"
+}
+
+@test "the load's target is up while a run lasts, with its tenantlab_load_* series" {
+  [[ -s "$BATS_FILE_TMPDIR/load.pid" ]] || skip "no background load of this file"
+  wait_until 120 'up{job="load"} == 1' \
+    || fail "Prometheus never scraped the background load: $(curl -fsS --max-time 10 "$PROM/api/v1/targets?state=active" \
+      | jq -c '[.data.activeTargets[] | select(.labels.job == "load") | {scrapeUrl, health, lastError}]'); $(tail -n 5 "$BATS_FILE_TMPDIR/load.log")"
+  wait_until 60 'sum(rate(tenantlab_load_request_duration_seconds_count{scenario="storefront", index_group!="none"}[1m])) > 0' \
+    || fail "the background load sent no storefront request to a group: $(tail -n 5 "$BATS_FILE_TMPDIR/load.log")"
+  # every series of the interface, with its labels (counters a healthy run may not create aside:
+  # late arrivals, cross-tenant hits)
+  local q
+  for q in \
+    'tenantlab_load_request_duration_seconds_bucket{scenario="storefront", index_group=~"g.+", query_type!="", outcome="ok", le="+Inf"}' \
+    'tenantlab_load_arrivals_total{scenario="storefront"}' \
+    'tenantlab_load_checks_total{check!="", result="pass"}' \
+    'tenantlab_load_in_flight{scenario="storefront"}' \
+    'tenantlab_load_run_info{run_id!="", scenario!="", engine="locust", version!=""} == 1'; do
+    [[ "$(series_count "$q")" =~ ^[1-9] ]] || fail "no series for $q"
+  done
+  # no tenant label: thousands of tenants would be thousands of series
+  assert_equal "tenant-labelled load series: $(series_count '{__name__=~"tenantlab_load_.+", tenant!=""}')" "tenant-labelled load series: 0"
+  # the recording rules over them
+  wait_until 60 'index_group:tenantlab_load_requests:rate1m > 0' || fail "no index_group:tenantlab_load_requests:rate1m"
+  wait_until 30 'index_group:tenantlab_load_request_duration_seconds:p95_1m > 0' \
+    || fail "no index_group:tenantlab_load_request_duration_seconds:p95_1m"
 }
 
 @test "every recording and alert rule evaluates without error" {
@@ -200,17 +233,21 @@ resolve_variables() {
 # check_dashboard FILE: every target returns >= 1 series (retrying for a while: rates need two
 # scrapes), or is skipped for a documented reason. Fails listing every empty or broken target.
 check_dashboard() {
-  local file="$DASHBOARDS_DIR/$1" vals t expr name n allocator_up k6_data deadline
+  local file="$DASHBOARDS_DIR/$1" vals t expr name n allocator_up load_data deadline
   local pending=() failures=() skipped=() checked=0
   vals="$(resolve_variables "$file")" || fail "cannot resolve the variables of $1"
   allocator_up="$(series_count 'up{job="allocator"} == 1')" || fail "Prometheus at $PROM does not answer: $allocator_up"
-  k6_data="$(series_count '{__name__=~"k6_.+"}')" || fail "Prometheus at $PROM does not answer: $k6_data"
+  load_data="$(series_count 'up{job="load"} == 1')" || fail "Prometheus at $PROM does not answer: $load_data"
   while IFS= read -r t; do
     expr="$(jq -r .expr <<<"$t")" name="$(target_name "$t")"
     if [[ "$expr" =~ \$\{?([A-Za-z_][A-Za-z0-9_]*) ]]; then
       skipped+=("$name: variable \$${BASH_REMATCH[1]} has no value")
-    elif [[ "$expr" =~ k6_ ]] && [[ "$k6_data" == 0 ]]; then
-      skipped+=("$name: no k6 metrics (no load test running)")
+    elif [[ "$expr" =~ tenantlab_load_ ]]; then
+      if [[ "$load_data" == 0 ]]; then
+        skipped+=("$name: no load running (job load down)")
+      else
+        pending+=("$t")
+      fi
     elif [[ "$expr" =~ tenantlab_|tenantlab:|index_group: ]] && [[ "$allocator_up" == 0 ]]; then
       if allocator_in_lab; then
         failures+=("$name: the allocator is part of the lab but its scrape target is down")
@@ -264,31 +301,35 @@ check_dashboard() {
   check_dashboard tenants.json
 }
 
-@test "Load: every panel target returns series (needs a k6 run streaming to Prometheus)" {
+@test "Load: every panel target returns series (needs a load run scraped by Prometheus)" {
   if [[ ! -s "$BATS_FILE_TMPDIR/load.pid" ]]; then
-    [[ "$(series_count '{__name__=~"k6_.+"}')" != 0 ]] \
-      || skip "no k6 metrics in Prometheus: run a load test (make load) while the live tests run to check the Load dashboard"
+    [[ "$(series_count 'up{job="load"} == 1')" != 0 ]] \
+      || skip "no load scraped by Prometheus: run one (make load) while the live tests run to check the Load dashboard"
   fi
-  wait_until 120 'sum(rate(k6_http_reqs_total[1m])) > 0' \
-    || fail "the background load sent no metrics to Prometheus: $(tail -n 5 "$BATS_FILE_TMPDIR/load.log")"
+  wait_until 120 'sum(rate(tenantlab_load_request_duration_seconds_count[1m])) > 0' \
+    || fail "Prometheus scraped no request of the background load: $(tail -n 5 "$BATS_FILE_TMPDIR/load.log")"
   check_dashboard load.json
 }
 
-@test "group health shows k6's p95 per group while a load run streams to Prometheus (make hot, GET /hot)" {
+@test "group health shows the load's p95 per group while Prometheus scrapes a run (make hot, GET /hot)" {
   [[ -s "$BATS_FILE_TMPDIR/load.pid" ]] || skip "no background load of this file"
-  wait_until 120 'max(k6_http_req_duration_p95{index_group!=""}) > 0' \
-    || fail "the background load wrote no k6 p95 by index group: $(tail -n 5 "$BATS_FILE_TMPDIR/load.log")"
+  allocator_in_lab || skip "no allocator in this lab"
+  # the allocator's own query (the shoppers' p95 per group over 30 s)
+  local query
+  query="$(node --input-type=module -e "import { LOAD_P95_QUERY } from '$REPO/allocator/src/observe/load-latency.js'; console.log(LOAD_P95_QUERY)")"
+  wait_until 120 "max($query) > 0" \
+    || fail "Prometheus has no p95 by index group of the background load: $(tail -n 5 "$BATS_FILE_TMPDIR/load.log")"
   local body="" i
   for ((i = 0; i < 30; i++)); do
     body="$(curl -fsS --max-time 30 "$ALLOCATOR/hot")" || true
-    [[ "$(jq '[.groups[] | select(.k6_p95_ms | type == "number" and . > 0)] | length' <<<"$body" 2>/dev/null)" -gt 0 ]] && break
+    [[ "$(jq '[.groups[] | select(.load_p95_ms | type == "number" and . > 0)] | length' <<<"$body" 2>/dev/null)" -gt 0 ]] && break
     sleep 2
   done
-  [[ "$(jq '[.groups[] | select(.k6_p95_ms | type == "number" and . > 0)] | length' <<<"$body")" -gt 0 ]] \
-    || fail "no group of GET /hot has a k6 p95: $(jq -c '[.groups[] | {group, k6_p95_ms}]' <<<"$body")"
+  [[ "$(jq '[.groups[] | select(.load_p95_ms | type == "number" and . > 0)] | length' <<<"$body")" -gt 0 ]] \
+    || fail "no group of GET /hot has a load p95: $(jq -c '[.groups[] | {group, load_p95_ms}]' <<<"$body")"
   run make -s -C "$REPO" hot
   assert_success
-  assert_output --regexp 'k6 p95'
+  assert_output --regexp 'load p95'
 }
 
 @test "Home: every panel target whose source is up returns series" {

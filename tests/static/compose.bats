@@ -82,15 +82,62 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
 }
 
 @test "every service built here starts FROM a base image pinned in lab.env" {
-  run model '.services | to_entries[] | select(.value.build != null) | "\(.key) \(.value.build.args.NODE_IMAGE // "unpinned")"'
+  # the `load` profile too: the locust service is built (official Locust + prometheus-client)
+  local load_model="$BATS_TEST_TMPDIR/load-model.json" files
+  mapfile -t files < <(compose_files)
+  clean_env "${SHAPED[@]}" "$DC" --project-directory "$REPO" "${files[@]}" --env-file lab.env --profile load config --format json >"$load_model"
+  run jq -r '.services | to_entries[] | select(.value.build != null)
+    | "\(.key) \(.value.build.args.NODE_IMAGE // ((.value.build.args.LOCUST_IMAGE // "unpinned") + ":" + (.value.build.args.LOCUST_VERSION // "")))"' "$load_model"
   assert_success
-  assert_output --partial allocator
+  assert_line --regexp '^allocator '
+  assert_line --regexp '^locust '
   local service image
   while read -r service image; do
     [[ "$image" =~ ^[^:]+:[0-9][A-Za-z0-9._-]*$ ]] || fail "$service: base image '$image' has no explicit version tag"
-    assert_equal "$image" "$(env_value NODE_IMAGE)"
+    case "$service" in
+      locust) assert_equal "$image" "$(env_value LOCUST_IMAGE):$(env_value LOCUST_VERSION)" ;;
+      *) assert_equal "$image" "$(env_value NODE_IMAGE)" ;;
+    esac
   done <<<"$output"
   grep -q '^FROM ${NODE_IMAGE}$' allocator/Dockerfile
+  grep -q '^FROM ${LOCUST_IMAGE}:${LOCUST_VERSION} AS official$' compose/images/locust/Dockerfile
+}
+
+@test "the locust service (profile load): pinned Locust, read-only traffic/, UI and /metrics on LAB_BIND, scraped as job load" {
+  local load_model="$BATS_TEST_TMPDIR/load-model.json" files master version
+  mapfile -t files < <(compose_files)
+  clean_env "${SHAPED[@]}" "$DC" --project-directory "$REPO" "${files[@]}" --env-file lab.env --profile load config --format json >"$load_model"
+  lm() { jq -r "$@" "$load_model"; }
+  # not started by `make up` (no profile there)
+  run model '.services | keys[]'
+  refute_line locust
+  assert_equal "$(lm -c '.services.locust.profiles')" '["load"]'
+  # the version the native venv runs: lab.env's, pinned by the lock too
+  version="$(env_value LOCUST_VERSION)"
+  [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "LOCUST_VERSION must be an exact version (the image tag has no v)"
+  grep -q "^locust==$version " traffic/requirements.lock || fail "traffic/requirements.lock does not pin locust==$version"
+  assert_equal "$(lm '.services.locust.build | "\(.dockerfile) \(.target) \(.args.LOCUST_IMAGE):\(.args.LOCUST_VERSION)"')" \
+    "compose/images/locust/Dockerfile official $(env_value LOCUST_IMAGE):$version"
+  # the build context lets the lock in (.dockerignore), the one file the image reads
+  grep -qx '!traffic/requirements.lock' .dockerignore
+  master="$(env_value LAB_MASTER_NODE)"
+  assert_equal "$(lm '.services.locust.environment | "\(.ES_URL) \(.ALLOCATOR_URL) \(.LOAD_METRICS_HOST) \(.LOAD_METRICS_PORT) \(.LOCUST_WEB_HOST) \(.LOCUST_WEB_PORT)"')" \
+    "http://$master:9200 http://allocator:8080 0.0.0.0 9646 0.0.0.0 8089"
+  # published on LAB_BIND only (with run --service-ports), at lab.env's ports
+  assert_equal "$(lm '[.services.locust.ports[] | "\(.host_ip):\(.published)->\(.target)"] | join(" ")')" \
+    "$(env_value LAB_BIND):$(env_value LOAD_UI_PORT)->8089 $(env_value LAB_BIND):$(env_value LOAD_METRICS_PORT)->9646"
+  assert_equal "$(lm '.services.locust.network_mode // "default"')" default
+  jq -e '(.services.locust.healthcheck.test // []) | length > 0' "$load_model" >/dev/null || fail "locust has no healthcheck"
+  assert_equal "$(lm '.services.locust.depends_on | to_entries | map("\(.key)=\(.value.condition)") | sort | join(" ")')" \
+    "allocator=service_healthy $master=service_healthy"
+  # the locustfiles and their library, read-only; nothing else of the repository
+  assert_equal "$(lm '.services.locust.volumes[] | "\(.type) \(.source) \(.target) \(.read_only)"')" "bind $REPO/traffic /traffic true"
+  # Prometheus (observability overlay) scrapes the service name, which a `run` container carries
+  # with --use-aliases, at the port the locust service serves /metrics on
+  assert_equal "$(lm '.services.prometheus.environment.PROM_LOAD_TARGET')" "locust:$(lm '.services.locust.environment.LOAD_METRICS_PORT')"
+  run --separate-stderr clean_env "$DC" --project-directory "$REPO" "${files[@]}" --env-file lab.env --profile load config -q
+  assert_success
+  assert_equal "$stderr" ""
 }
 
 @test "every service has a healthcheck" {

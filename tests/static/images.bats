@@ -33,7 +33,10 @@ as_nobody() {
   local model="$BATS_TEST_TMPDIR/model.json" files
   mapfile -t files < <(clean_env LAB_IMAGES=local "$REPO/compose/bin/lab" files)
   assert_equal "${files[-1]}" "$REPO/compose/images/local-compose.yml"
-  (cd "$REPO" && env -i PATH="$PATH" HOME="$HOME" LAB_IMAGES=local LAB_COMPOSE_BIN="$DC" compose/bin/lab config --format json) >"$model"
+  # the `load` profile too: the locust service runs its local image, never pulled nor built
+  (cd "$REPO" && env -i PATH="$PATH" HOME="$HOME" LAB_IMAGES=local COMPOSE_PROFILES=load LAB_COMPOSE_BIN="$DC" compose/bin/lab config --format json) >"$model"
+  assert_equal "$(jq -r '.services.locust | "\(.image) \(.pull_policy)"' "$model")" \
+    "$(env_value LOCAL_IMAGE_PREFIX)/locust:$(env_value LOCUST_VERSION) never"
   run jq -r '.services | to_entries[] | "\(.key) \(.value.image)"' "$model"
   assert_success
   refute_output --partial kibana
@@ -48,6 +51,17 @@ as_nobody() {
   # The variant differs from the official config only by the settings of absent modules
   run grep -hE '^[a-z]' "$REPO/compose/elasticsearch/config/elasticsearch.local.yml"
   assert_output "$(grep -hE '^[a-z]' "$REPO/compose/elasticsearch/config/elasticsearch.yml" | grep -vE '^(xpack|ingest\.geoip)\.')"
+}
+
+@test "the local locust image: the lock's packages from PyPI on the Debian base (python3, python3-venv), target local first" {
+  run clean_env bash -c 'source scripts/lib/config.sh && source compose/images/lib.sh && local_image locust'
+  assert_output "$(env_value LOCAL_IMAGE_PREFIX)/locust:$(env_value LOCUST_VERSION)"
+  grep -qE '^ALL=\(.* locust .*\)$' "$REPO/compose/images/build"
+  grep -qE '^BASE_PACKAGES=.*,python3,python3-venv(,|$)' "$REPO/compose/images/build"
+  # the classic builder stops at --target local: that stage comes before the official one
+  run grep -E '^FROM ' "$REPO/compose/images/locust/Dockerfile"
+  assert_output $'FROM ${BASE_IMAGE} AS local\nFROM ${LOCUST_IMAGE}:${LOCUST_VERSION} AS official'
+  grep -q -- '--require-hashes --no-deps -r /tmp/requirements.lock' "$REPO/compose/images/locust/Dockerfile"
 }
 
 @test "LAB_IMAGES=official (lab.env's default) runs the pinned images, unchanged" {

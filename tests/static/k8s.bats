@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # `make k8s` without a cluster: k8s/generated/ (ECK Elasticsearch + Kibana, the allocator, the
-# exporter and Prometheus, a k6-operator TestRun) is fresh, valid in strict mode against the
-# pinned schemas (kubeconform; core kinds from PyPI's kubernetes-validate, the CRDs from ECK's and
-# the k6-operator's Go modules), and a broken manifest fails, so the validator is real. A change
-# of the topology in a copy of lab.env changes the nodeSets accordingly; what Kubernetes cannot
+# exporter and Prometheus, the storefront load as Locust distributed) is fresh, valid in strict
+# mode against the pinned schemas (kubeconform; core kinds from PyPI's kubernetes-validate, the
+# CRDs from ECK's Go module), and a broken manifest fails, so the validator is real. A change of
+# the topology in a copy of lab.env changes the nodeSets accordingly; what Kubernetes cannot
 # express is one line naming the keys. Edits happen in copies, never in the checkout.
 
 # shellcheck disable=SC2016,SC2154 # jq programs are single-quoted on purpose; run sets $stderr
@@ -46,10 +46,53 @@ nodeset() { docs "$1/k8s/generated/10-elasticsearch.yaml" | jq -c --arg n "$2" "
 @test "make k8s CHECK=1: every resource is valid in strict mode against the pinned schemas, none skipped" {
   run clean_env make -s k8s CHECK=1
   assert_success
-  assert_output --regexp "Summary: 12 resources found in 6 files - Valid: 12, Invalid: 0, Errors: 0, Skipped: 0"
+  assert_output --regexp "Summary: 17 resources found in 6 files - Valid: 17, Invalid: 0, Errors: 0, Skipped: 0"
   # what was validated: the kinds of the issue
   run bash -c 'cat k8s/generated/*.yaml k8s/generated/load/*.yaml | sed -n "s/^kind: //p" | sort | uniq -c | awk "{print \$2 \" \" \$1}" | paste -sd " "'
-  assert_output "ConfigMap 2 Deployment 3 Elasticsearch 1 Kibana 1 Namespace 1 Service 3 TestRun 1"
+  assert_output "ConfigMap 4 Deployment 5 Elasticsearch 1 Kibana 1 Namespace 1 Service 5"
+}
+
+@test "the load: a Locust master and K8S_LOAD_WORKERS workers, traffic/ in two ConfigMaps, the workers scraped as job load" {
+  local load json
+  load="$(docs k8s/generated/load/storefront.yaml)"
+  obj() { jq -c --arg k "$1" --arg n "$2" '.[] | select(.kind == $k and .metadata.name == $n)' <<<"$load"; }
+  # the ConfigMaps hold traffic/*.py and traffic/lib/*.py exactly (make render keeps them fresh)
+  assert_equal "$(obj ConfigMap locustfiles | jq -r '.data | keys | join(" ")')" "$(cd traffic && ls -1 -- *.py | sort | paste -sd ' ')"
+  assert_equal "$(obj ConfigMap locust-lib | jq -r '.data | keys | join(" ")')" "$(cd traffic/lib && ls -1 -- *.py | sort | paste -sd ' ')"
+  cmp -s <(obj ConfigMap locustfiles | jq -j '.data["storefront.py"]') traffic/storefront.py || fail "storefront.py differs from traffic/storefront.py"
+  # the master: storefront.py, started once every worker has connected; web UI and rendezvous
+  json="$(obj Deployment locust-master)"
+  assert_equal "$(jq -r '.spec.template.spec.containers[0] | "\(.image) \(.args | join(" "))"' <<<"$json")" \
+    "$(env_value K8S_LOCUST_IMAGE) -f /traffic/storefront.py --master --autostart --expect-workers=$(env_value K8S_LOAD_WORKERS) --web-port=8089 --master-bind-port=5557"
+  assert_equal "$(obj Service locust-master | jq -r '[.spec.ports[] | "\(.name):\(.port)"] | join(" ")')" "http:8089 master:5557"
+  # the workers: K8S_LOAD_WORKERS replicas sharing RATE, each serving /metrics
+  json="$(obj Deployment locust-worker)"
+  assert_equal "$(jq -r '.spec.replicas' <<<"$json")" "$(env_value K8S_LOAD_WORKERS)"
+  assert_equal "$(jq -r '.spec.template.spec.containers[0].args | join(" ")' <<<"$json")" \
+    "-f /traffic/storefront.py --worker --master-host=locust-master --master-port=5557"
+  env_of() { jq -r --arg n "$1" '.spec.template.spec.containers[0].env[] | select(.name == $n) | .value // .valueFrom.secretKeyRef.name' <<<"$json"; }
+  assert_equal "$(env_of RATE) $(env_of DURATION) $(env_of LOAD_RATE_SHARE)" \
+    "$(env_value K8S_LOAD_RATE) $(env_value K8S_LOAD_DURATION) $(node -p "String(1 / $(env_value K8S_LOAD_WORKERS))")"
+  assert_equal "$(env_of LOAD_METRICS_HOST) $(env_of LOAD_METRICS_PORT)" "0.0.0.0 $(env_value LOAD_METRICS_PORT)"
+  # the cluster as the allocator reaches it: ECK's elastic user from its secret, the HTTP CA as a file
+  assert_equal "$(env_of ES_URL) $(env_of ES_EXTERNAL) $(env_of ES_USERNAME) $(env_of ES_PASSWORD) $(env_of ES_CA_CERT)" \
+    "https://tenantlab-es-http:9200 1 elastic tenantlab-es-elastic-user /etc/tenantlab/es-http-ca/ca.crt"
+  # both ConfigMaps in /traffic, the library in /traffic/lib
+  assert_equal "$(jq -c '.spec.template.spec.volumes[] | select(.name == "traffic") | [.projected.sources[].configMap.name]' <<<"$json")" '["locustfiles","locust-lib"]'
+  assert_equal "$(jq -r '.spec.template.spec.volumes[] | select(.name == "traffic") | .projected.sources[1].configMap.items | map(.path) | join(" ")' <<<"$json")" \
+    "$(cd traffic/lib && ls -1 -- *.py | sort | sed 's|^|lib/|' | paste -sd ' ')"
+  assert_equal "$(jq -r '.spec.template.spec.containers[0].volumeMounts[] | select(.name == "traffic") | "\(.mountPath) \(.readOnly)"' <<<"$json")" "/traffic true"
+  # Prometheus finds every worker through the headless Service, in job `load`
+  assert_equal "$(obj Service locust-worker | jq -r '"\(.spec.clusterIP) \(.spec.ports[0].port)"')" "None $(env_value LOAD_METRICS_PORT)"
+  run docs k8s/generated/40-observability.yaml
+  json="$(jq -r '.[] | select(.kind == "ConfigMap" and .metadata.name == "prometheus-config") | .data["prometheus.yml"]' <<<"$output" \
+    | node -e 'console.log(JSON.stringify(require(process.argv[1]).parse(require("fs").readFileSync(0, "utf8"))))' "$REPO/node_modules/yaml")"
+  assert_equal "$(jq -c '.scrape_configs[] | select(.job_name == "load") | .dns_sd_configs' <<<"$json")" \
+    "[{\"names\":[\"locust-worker.$(env_value K8S_NAMESPACE).svc\"],\"type\":\"A\",\"port\":$(env_value LOAD_METRICS_PORT)}]"
+  assert_equal "$(jq -c '.scrape_configs[] | select(.job_name == "load") | .static_configs' <<<"$json")" null
+  # nothing writes to Prometheus any more: no remote-write receiver
+  run grep -c -- '--web.enable-remote-write-receiver' k8s/generated/40-observability.yaml
+  assert_output 0
 }
 
 @test "the validator is real: an unknown nodeSet field, a podTemplate typo, a wrong type and an unknown kind fail" {
@@ -69,11 +112,14 @@ nodeset() { docs "$1/k8s/generated/10-elasticsearch.yaml" | jq -c --arg n "$2" "
   assert_failure
   assert_output --regexp "podTemplate/spec/containers/0': additional properties 'resourcez' not allowed"
 
-  sed 's/^  parallelism: .*/  parallelism: two/' k8s/generated/load/storefront-testrun.yaml >"$bad/testrun.yaml"
-  run clean_env k8s/validate "$bad/testrun.yaml"
+  # the workers' replicas as a string, and a typo in their projected volume
+  sed 's/^  replicas: \([0-9]*\)$/  replicas: "\1"/; s/^\(              - \)configMap:$/\1configMapz:/' k8s/generated/load/storefront.yaml >"$bad/load.yaml"
+  grep -q '^  replicas: "' "$bad/load.yaml" && grep -q 'configMapz:' "$bad/load.yaml" || fail "the edits did not apply"
+  run clean_env k8s/validate "$bad/load.yaml"
   assert_failure
-  assert_output --partial "TestRun storefront is invalid"
-  assert_output --partial "/spec/parallelism"
+  assert_output --partial "Deployment locust-worker is invalid"
+  assert_output --partial "/spec/replicas"
+  assert_output --regexp "additional properties 'configMapz' not allowed"
 
   sed 's/^  ports:$/  portz:/' k8s/generated/30-allocator.yaml >"$bad/service.yaml"
   run clean_env k8s/validate "$bad/service.yaml"
@@ -117,7 +163,7 @@ nodeset() { docs "$1/k8s/generated/10-elasticsearch.yaml" | jq -c --arg n "$2" "
 
   run clean_env k8s/validate "$copy/k8s/generated"
   assert_success
-  assert_output --partial "Valid: 12, Invalid: 0, Errors: 0, Skipped: 0"
+  assert_output --partial "Valid: 17, Invalid: 0, Errors: 0, Skipped: 0"
   run in_copy "$copy" node k8s/render.mjs --check
   assert_success
 }

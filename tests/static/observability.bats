@@ -54,11 +54,18 @@ native_service() {
   assert_output --partial "SUCCESS"
   # Loopback targets from lab.env (or the environment), the rules of prometheus/rules
   source scripts/lib/config.sh
-  for target in "$LAB_BIND:$PROMETHEUS_PORT" "$LAB_BIND:$ES_EXPORTER_PORT" "$LAB_BIND:$ALLOCATOR_PORT"; do
+  for target in "$LAB_BIND:$PROMETHEUS_PORT" "$LAB_BIND:$ES_EXPORTER_PORT" "$LAB_BIND:$ALLOCATOR_PORT" "$LAB_BIND:$LOAD_METRICS_PORT"; do
     grep -qF "'$target'" "$out" || fail "target $target missing from the rendered config"
   done
   grep -qF -- "- $REPO/prometheus/rules/*.yml" "$out"
+  # The running load (Locust's /metrics, job `load`): every 5 s, at the load's port
+  run load_job "$out"
+  assert_line "    scrape_interval: 5s"
+  assert_line "      - targets: ['$LAB_BIND:$LOAD_METRICS_PORT']"
 }
+
+# load_job FILE: the lines of the `load` scrape job of a rendered config
+load_job() { sed -n '/^  - job_name: load$/,/^  - job_name: /p' "$1"; }
 
 @test "render.sh refuses a template whose variable is unset, and writes nothing" {
   printf 'a: @SCRAPE_INTERVAL@\nb: @NOT_SET_ANYWHERE@\n' >"$BATS_TEST_TMPDIR/t.tmpl"
@@ -78,7 +85,8 @@ native_service() {
   run native_service prometheus service_command
   assert_success
   assert_line "--web.listen-address=$LAB_BIND:$PROMETHEUS_PORT"
-  assert_line -- "--web.enable-remote-write-receiver"
+  # Nothing pushes (the load is scraped, job `load`): no remote-write receiver
+  refute_line -- "--web.enable-remote-write-receiver"
   assert_line "--storage.tsdb.retention.time=$PROMETHEUS_RETENTION"
   assert_line --regexp "^--storage.tsdb.path=.*/prometheus/data$"
   assert_equal "$(native_service prometheus eval 'echo "$SERVICE_PORT $SERVICE_HEALTH"')" "$PROMETHEUS_PORT /-/ready"
@@ -127,9 +135,16 @@ native_service() {
   for target in localhost:9090 es-exporter:9114 allocator:8080; do
     grep -qF "'$target'" "$out" || fail "target $target missing from the compose rendering"
   done
-  # Same command-line contract as native: remote write on, retention from lab.env
+  # The load's /metrics, as the compose runtime names it (the locust service), every 5 s
+  local load_target
+  load_target="$(sed -n 's/^PROM_LOAD_TARGET=//p' <<<"$env")"
+  [[ -n "$load_target" ]] || fail "the prometheus service has no PROM_LOAD_TARGET"
+  run load_job "$out"
+  assert_line "    scrape_interval: 5s"
+  assert_line "      - targets: ['$load_target']"
+  # Same command-line contract as native: no remote write (nothing pushes), retention from lab.env
   run model '.services.prometheus.command[]'
-  assert_line -- "--web.enable-remote-write-receiver"
+  refute_line -- "--web.enable-remote-write-receiver"
   assert_line "--storage.tsdb.retention.time=$(env_value PROMETHEUS_RETENTION)"
   assert_line "--config.file=/prometheus/prometheus.yml"
 }
@@ -302,16 +317,26 @@ JQ_MULTI_EQ='. as $t | $multi[] | select(. as $n | $t.raw | test("[^=!~]=\"[^\"]
   assert_output --partial "SUCCESS: $n rules found"
 }
 
-@test "dashboards and rules use only metrics the allocator, the exporter, k6 or the rules define" {
-  local recorded used missing=() m
+@test "dashboards and rules use only metrics the allocator, the exporter, the load or the rules define" {
+  local recorded used missing=() m base
   recorded="$(sed -n 's/^ *- record: *//p' prometheus/rules/*.yml | sort -u)"
-  # Every tenantlab_* name must be one allocator/src/metrics.js defines (histograms: _bucket etc.)
-  used="$( (cat "$DASHBOARDS_DIR"/*.json; cat prometheus/rules/*.yml) | grep -oE '\btenantlab_[a-z_]+' | sort -u)"
+  # Every tenantlab_* name (recorded level:metric:operation names and prose wildcards such as
+  # tenantlab_load_* aside) must be one the allocator
+  # (allocator/src/metrics.js) or, for tenantlab_load_*, the load engine (traffic/, Python:
+  # prometheus_client adds _total to a counter) defines; histograms: _bucket etc.
+  used="$( (cat "$DASHBOARDS_DIR"/*.json; cat prometheus/rules/*.yml) \
+    | sed -E 's/\b[a-z_]+:[a-z0-9_]+:[a-z0-9_]+\b//g' | grep -oE '\btenantlab_[a-z_]+' | sort -u)"
   for m in $used; do
+    [[ "$m" != *_ ]] || continue
     m="${m%_bucket}" m="${m%_count}" m="${m%_sum}"
-    grep -q "name: '$m'" allocator/src/metrics.js || missing+=("$m")
+    if [[ "$m" == tenantlab_load_* ]]; then
+      base="${m%_total}"
+      grep -rqE --include='*.py' "[\"']$base(_total)?[\"']" traffic/ || missing+=("$m (traffic/)")
+    else
+      grep -q "name: '$m'" allocator/src/metrics.js || missing+=("$m")
+    fi
   done
-  assert_equal "metrics not in allocator/src/metrics.js: ${missing[*]}" "metrics not in allocator/src/metrics.js: "
+  assert_equal "metrics not defined by the allocator or the load: ${missing[*]}" "metrics not defined by the allocator or the load: "
   # Every level:metric:operation name used must be recorded by a rule
   missing=()
   used="$(cat "$DASHBOARDS_DIR"/*.json prometheus/rules/*.yml | grep -oE '\b(tenantlab|index_group|node):[a-z0-9_]+:[a-z0-9_]+\b' | sort -u)"

@@ -37,16 +37,19 @@ def env_list(key):
     return [s.strip() for s in str(env(key, "")).split(",") if s.strip()]
 
 
-_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
+_DURATION = re.compile(r"^(?:\d+(?:\.\d+)?(?:h|ms|m|s))+$")
+_PART = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
+_UNIT = {"h": 3600, "m": 60, "s": 1, "ms": 0.001}
 
 
 def seconds(duration):
-    """'90s', '2m', '1h30m' -> seconds; ConfigError when malformed."""
-    m = _DURATION.match(str(duration))
-    if not m or not duration:
-        raise ConfigError(f"duration '{duration}': want one like 30s, 2m, 1h30m")
-    h, mi, s = (int(x or 0) for x in m.groups())
-    return h * 3600 + mi * 60 + s
+    """'90s', '2m', '1h30m', '500ms', '1.5s' (the experiment specs' form) -> seconds (a whole
+    number when it is one); ConfigError when malformed."""
+    text = str(duration)
+    if not _DURATION.match(text):
+        raise ConfigError(f"duration '{duration}': want one like 30s, 2m, 1h30m, 500ms")
+    total = sum(float(n) * _UNIT[u] for n, u in _PART.findall(text))
+    return int(total) if float(total).is_integer() else total
 
 
 def env_seconds(key, default):

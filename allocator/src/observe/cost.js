@@ -16,10 +16,11 @@ const round = (x, d = 3) => (x === null || !Number.isFinite(x) ? null : Math.rou
  * groups: [{ name, nodes }]; gauges: Map node -> { queue, active, cpu_percent };
  * recentWrites: Map tenant -> products whose updated_at is inside the window;
  * observe: policy.observe ({ windowS, minQueries }); objectiveOf(group) -> ms; probes: Map group
- * -> mean probe search ms over the window (probe.js). A group's objective is judged on its probe
- * when it has one, else on its shard-level latency.
+ * -> mean probe search ms over the window (probe.js); loadP95: Map group -> the load's p95 ms
+ * (load-latency.js). A group's objective is judged on its probe when it has one, else on its
+ * shard-level latency.
  */
-export function observedCost({ increases, spanS, serving, indexGroup, groups, gauges = new Map(), recentWrites = new Map(), observe, objectiveOf, probes = new Map(), k6p95 = new Map() }) {
+export function observedCost({ increases, spanS, serving, indexGroup, groups, gauges = new Map(), recentWrites = new Map(), observe, objectiveOf, probes = new Map(), loadP95 = new Map() }) {
   const per = spanS > 0 ? 1 / spanS : 0;
 
   // tenant -> index -> { queries, ms }
@@ -75,8 +76,8 @@ export function observedCost({ increases, spanS, serving, indexGroup, groups, ga
       write_rate: round(writes * per, 1),
       latency_ms: round(latency),
       probe_ms: probe,
-      // the shoppers' side while a k6 run streams to Prometheus: shown, not judged on
-      k6_p95_ms: k6p95.get(g.name) ?? null,
+      // the shoppers' side while a load run is scraped by Prometheus: shown, not judged on
+      load_p95_ms: loadP95.get(g.name) ?? null,
       objective_ms: objective,
       meets_objective: judged === null ? null : judged <= objective,
       queue: readings.reduce((s, r) => s + r.queue, 0),

@@ -173,6 +173,20 @@ describe('hot-tenant detection', () => {
     assert.deepEqual(detectHot(probed(8), policy.hot), []);
   });
 
+  it("shows the load's p95 per group beside the probe, without judging on it", () => {
+    const cost = (loadP95) => observedCost({
+      increases: new Map([['q|i1|a', 600], ['t|i1|a', 600], ['Q|i1', 600], ['T|i1', 600]]),
+      spanS: 60, serving: new Map([['a', { index: 'i1', group: 'g1' }]]), indexGroup: new Map([['i1', 'g1']]),
+      groups: [{ name: 'g1', nodes: ['es-1'] }, { name: 'g2', nodes: ['es-2'] }], observe: policy.observe,
+      objectiveOf: (g) => objectiveOf(policy, g), probes: new Map([['g1', 5]]), ...(loadP95 ? { loadP95 } : {}),
+    });
+    const shown = cost(new Map([['g1', 950.5]]));
+    assert.equal(shown.groups.get('g1').load_p95_ms, 950.5);
+    assert.equal(shown.groups.get('g2').load_p95_ms, null, 'no figure for a group the load did not reach');
+    assert.equal(shown.groups.get('g1').meets_objective, true, 'judged on the probe (5 ms), not on the load p95');
+    assert.equal(cost().groups.get('g1').load_p95_ms, null, 'no run scraped: no figure');
+  });
+
   it('flags nothing when load is spread, when the group meets its objective, or with too few searches', () => {
     const spread = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`s${i}`, { index: 'i1', queries: 100, ms: 1000 }]));
     assert.deepEqual(detectHot(world({ tenants: spread }), policy.hot), []);

@@ -3,7 +3,7 @@
 import * as units from '@grafana/grafana-foundation-sdk/units';
 import { TAG, dashboard, line, row } from '../dashboard.js';
 import { dashboardList, q, stat, timeseries } from '../panels.js';
-import { heapRatio } from '../queries.js';
+import { heapRatio, loadRequestRate } from '../queries.js';
 import * as shared from '../shared-panels.js';
 import { HEAP } from '../thresholds.js';
 import * as variables from '../variables.js';
@@ -34,14 +34,13 @@ export default () => dashboard({
     shared.groupRejections(),
   ),
 
-  row('Load test (k6)'),
+  row('Load (Locust)'),
   ...line(
-    timeseries('k6 requests/s by scenario', q('sum by (scenario) (rate(k6_http_reqs_total[$__rate_interval]))', '{{scenario}}'),
-      { unit: units.RequestsPerSecond }),
-    timeseries('k6 p95 by group', q('max by (index_group) (k6_http_req_duration_p95)', '{{index_group}}'), {
-      description: 'Worst scenario p95 of the requests to each group, since the run started.',
-      unit: units.Seconds,
+    timeseries('Load requests/s by scenario', q(loadRequestRate('scenario', ''), '{{scenario}}'), {
+      description: 'Every request of the running load (make load), from its /metrics; empty between runs.',
+      unit: units.RequestsPerSecond,
     }),
-    shared.k6Vus('k6 virtual users'),
+    shared.loadGroupP95("Shoppers' p95 by group"),
+    shared.loadInFlight('Load requests in flight'),
   ),
 ]);

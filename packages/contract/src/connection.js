@@ -1,4 +1,4 @@
-// THE cluster connection: where every part of the lab (allocator, seeder, k6, exporter,
+// THE cluster connection: where every part of the lab (allocator, seeder, the load engine, exporter,
 // experiments, the shell scripts through bin/connection) finds Elasticsearch and how it proves
 // who it is. The lab's own nodes (native, compose) need neither credentials nor TLS; an existing
 // cluster (RUNTIME=external) is named by ES_URL, with
@@ -141,7 +141,7 @@ export function clientOptions(conn) {
   return o;
 }
 
-/** The Authorization header's value ('' without credentials), for HTTP clients other than the official one (k6). */
+/** The Authorization header's value ('' without credentials), for HTTP clients other than the official one (the load engine). */
 export function authorizationHeader(conn) {
   if (!conn.auth) return '';
   if (conn.auth.apiKey) return `ApiKey ${conn.auth.apiKey}`;
@@ -149,17 +149,19 @@ export function authorizationHeader(conn) {
 }
 
 /**
- * The environment a child program needs to reach the cluster, by program: 'k6' (the header, the
- * CA through Go's SSL_CERT_FILE, k6's own skip-verify switch) or 'exporter' (elasticsearch_exporter
- * reads ES_USERNAME / ES_PASSWORD / ES_API_KEY; its CA and skip-verify are flags, see exporterFlags).
+ * The environment a child program needs to reach the cluster, by program: 'load' (the load
+ * engine, Locust: the header in ES_AUTHORIZATION, the CA's PEM file in ES_CA_CERT,
+ * ES_TLS_VERIFY=false when the certificate is not to be checked, ES_EXTERNAL=1 for an external
+ * cluster) or 'exporter' (elasticsearch_exporter reads ES_USERNAME / ES_PASSWORD / ES_API_KEY;
+ * its CA and skip-verify are flags, see exporterFlags).
  */
 export function childEnv(conn, program) {
   const env = {};
-  if (program === 'k6') {
+  if (program === 'load') {
     const header = authorizationHeader(conn);
     if (header) env.ES_AUTHORIZATION = header;
-    if (conn.caFile) env.SSL_CERT_FILE = conn.caFile;
-    if (conn.https && !conn.verify) env.K6_INSECURE_SKIP_TLS_VERIFY = 'true';
+    if (conn.caFile) env.ES_CA_CERT = conn.caFile;
+    if (conn.https && !conn.verify) env.ES_TLS_VERIFY = 'false';
     if (conn.external) env.ES_EXTERNAL = '1';
   } else if (program === 'exporter') {
     if (conn.auth?.apiKey) env.ES_API_KEY = conn.auth.apiKey;

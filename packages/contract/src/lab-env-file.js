@@ -1,5 +1,6 @@
-// Reads lab.env from disk (node only; the parser itself, lab-env.js, stays free of Node APIs
-// so k6 can import it). Every node consumer loads its settings through loadLabEnv.
+// Reads lab.env from disk (node only; the parser itself, lab-env.js, stays free of Node APIs,
+// a plain ES module any JavaScript runtime loads). Every node consumer loads its settings
+// through loadLabEnv.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,7 @@
 // THE lab.env parser. lab.env is the lab's one config file; bash (scripts/lib/config.sh via
 // bin/lab-env), the allocator, seed-data and the tests all read it through this module so a
-// malformed line is the same one-line error everywhere. No Node APIs here: k6 imports it too.
+// malformed line is the same one-line error everywhere. No Node APIs here (a plain ES module);
+// the load engine (Locust, Python) gets lab.env's values through its environment instead.
 //
 // The file's contract: blank lines and `#` comments are skipped; every other line is
 // KEY=VALUE with KEY [A-Z][A-Z0-9_]* and a VALUE without whitespace (no quotes, no expansion),

@@ -1,8 +1,8 @@
 // Legacy query DSL (Elasticsearch 1.x / 2.x, as real platforms' query logs hold it) translated to
 // the lab's Elasticsearch. One rule per legacy construct; each rewrite is counted by rule name so
 // a replay can say what it changed, and what cannot be translated is refused with the reason
-// (never sent half-translated). Pure: a query object in, a new object out; no Node or k6 API, so
-// the replay preparation and the tests import the same file.
+// (never sent half-translated). Pure: a query object in, a new object out; no Node API, so the
+// replay preparation and the tests import the same file (the load engine replays the prepared log).
 //
 // Rules (RULES below, in the order they are tried on every object of the query):
 //   filtered         {filtered: {query, filter}} -> {bool: {must: [query], filter: [filter]}}

@@ -1,7 +1,8 @@
 // The lab's names, in one place: who a tenant is, where its documents live, how a storefront
 // reaches them. Index names carry their group so `_cat/indices` is readable at a glance; the
 // allocator's registry in its state index, not the name, is what the allocator trusts.
-// Plain ES module with no Node APIs: k6 imports it too.
+// Plain ES module with no Node APIs. The load engine (Locust, Python) ports these names in
+// traffic/lib/contract.py, checked against the golden vectors bin/golden-vectors writes.
 
 /** A tenant id: lower-case letters, digits and '-', 1 to 63 characters. */
 export const TENANT_ID_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';

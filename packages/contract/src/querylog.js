@@ -10,8 +10,10 @@
 //                 legacy DSL) is made ready first: replay-prep.js
 //
 // Only the first two '|' separate fields: the JSON may contain '|' itself. Lines that are empty
-// or start with '#' are skipped. The seeder writes logs with formatLine and the k6 replay reads
-// them with parseLog: both import this file (plain ES module, no Node APIs).
+// or start with '#' are skipped. The seeder writes logs with formatLine; bin/replay-prepare reads
+// them with parseLog and writes the request plan the load engine's replay (Locust,
+// traffic/replay.py) sends (replay-prep.js replayPlan), so the log is read here only. Plain ES
+// module, no Node APIs.
 import { aliasFor, statsGroupFor } from './naming.js';
 import { findStore } from './legacy-dsl.js';
 

@@ -1,5 +1,5 @@
 // Foreign store ids (a real platform's query log) onto the lab's tenants, deterministically, so a
-// replay keeps the log's traffic shape on the lab's data. Pure (no Node or k6 API).
+// replay keeps the log's traffic shape on the lab's data. Pure (no Node API).
 //   rank  (default) the log's most queried stores onto the lab's highest traffic weights, in
 //         order; more stores than tenants: they wrap around (the tail shares tenants)
 //   hash  each store onto a tenant by a hash of its id (FNV-1a): stable when the log grows

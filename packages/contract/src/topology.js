@@ -2,7 +2,7 @@
 // lab's Elasticsearch nodes; the compose generator (compose/render.js), the native runtime
 // (through bin/topology, at `make up`) and any other consumer read the nodes from here, so a
 // broken topology is the same one line, naming the lab.env key to fix, everywhere.
-// No Node APIs here: k6 may import it.
+// No Node APIs here: a plain ES module any JavaScript runtime loads.
 //
 // The keys: LAB_NODES (the list), LAB_MASTER_NODE, LAB_GROUP_ATTR, and per node NAME
 // <KEY>_ROLES, <KEY>_GROUP (data nodes only), <KEY>_HTTP_PORT, <KEY>_TRANSPORT_PORT, where KEY

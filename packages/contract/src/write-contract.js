@@ -1,8 +1,10 @@
-// The write contract every writer of products follows (the seeder, k6, the tests, the
+// The write contract every writer of products follows (the seeder, the load engine, the tests, the
 // allocator's move): whole documents only, through the tenant's alias, `_id` `<tenant>:<product>`,
 // `version` = the product's updated_at in epoch ms with `version_type: external_gte`. A re-sent
 // or late write can then never duplicate or roll back a document, which is what lets the
-// allocator move a tenant while it is written to. Plain ES module, no Node APIs (k6 imports it).
+// allocator move a tenant while it is written to. Plain ES module, no Node APIs (the load engine,
+// Locust, writes by the same rules: ported in traffic/lib/contract.py, checked against the
+// golden vectors bin/golden-vectors writes).
 import { aliasFor, documentId } from './naming.js';
 
 export const VERSION_TYPE = 'external_gte';

@@ -18,7 +18,8 @@ test('the lab\'s own nodes: the master\'s loopback port, no credentials, no TLS'
   assert.equal(c.external, false);
   assert.deepEqual(clientOptions(c), { node: 'http://127.0.0.1:9200' });
   assert.equal(curlConfig(c), '');
-  assert.deepEqual(childEnv(c, 'k6'), {});
+  assert.deepEqual(childEnv(c, 'load'), {});
+  assert.throws(() => childEnv(c, 'k6'), /unknown program k6/);
 });
 
 test('external with a user: basic auth in the client, the header, the exporter\'s environment; the CA file', () => {
@@ -29,7 +30,7 @@ test('external with a user: basic auth in the client, the header, the exporter\'
   assert.deepEqual(clientOptions(c), { node: c.url, auth: { username: 'lab', password: 's3cret' }, tls: { ca: PEM, rejectUnauthorized: true } });
   assert.equal(authorizationHeader(c), `Basic ${Buffer.from('lab:s3cret').toString('base64')}`);
   assert.deepEqual(childEnv(c, 'exporter'), { ES_USERNAME: 'lab', ES_PASSWORD: 's3cret' });
-  assert.deepEqual(childEnv(c, 'k6'), { ES_AUTHORIZATION: authorizationHeader(c), SSL_CERT_FILE: join(dir, 'ca.pem'), ES_EXTERNAL: '1' });
+  assert.deepEqual(childEnv(c, 'load'), { ES_AUTHORIZATION: authorizationHeader(c), ES_CA_CERT: join(dir, 'ca.pem'), ES_EXTERNAL: '1' });
   assert.deepEqual(exporterFlags(c), [`--es.ca=${join(dir, 'ca.pem')}`]);
   assert.match(curlConfig(c), /^header = "Authorization: Basic .+"\ncacert = ".+ca\.pem"\n$/);
   assert.ok(!c.describe.includes('s3cret'));
@@ -43,10 +44,17 @@ test('an API key from a file outside the repository; TLS unchecked is said so', 
   assert.deepEqual(c.auth, { apiKey: 'aWQ6a2V5' });
   assert.equal(authorizationHeader(c), 'ApiKey aWQ6a2V5');
   assert.deepEqual(childEnv(c, 'exporter'), { ES_API_KEY: 'aWQ6a2V5' });
-  assert.equal(childEnv(c, 'k6').K6_INSECURE_SKIP_TLS_VERIFY, 'true');
+  assert.deepEqual(childEnv(c, 'load'), { ES_AUTHORIZATION: 'ApiKey aWQ6a2V5', ES_TLS_VERIFY: 'false', ES_EXTERNAL: '1' });
   assert.deepEqual(exporterFlags(c), ['--es.ssl-skip-verify']);
   assert.match(curlConfig(c), /\ninsecure\n$/);
   assert.match(c.describe, /TLS NOT checked/);
+});
+
+test('the load engine\'s environment: ES_TLS_VERIFY=false only over https, ES_EXTERNAL only for an external cluster', () => {
+  const plain = clusterConnection({ ...base(), RUNTIME: 'external', ES_URL: 'http://127.0.0.1:9201', ES_TLS_VERIFY: 'false' });
+  assert.deepEqual(childEnv(plain, 'load'), { ES_EXTERNAL: '1' });
+  const own = clusterConnection({ ...base(), ES_URL: 'http://127.0.0.1:9200' });
+  assert.deepEqual(childEnv(own, 'load'), {});
 });
 
 test('what make up RUNTIME=external kept in connection.env holds for later commands; the environment wins', () => {

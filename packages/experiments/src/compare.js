@@ -5,7 +5,7 @@
 import { UsageError } from './errors.js';
 import { fmtNumber, fmtP } from './format.js';
 import { metricDef } from './metrics.js';
-import { summarize } from './results.js';
+import { loadEngineOf, summarize } from './results.js';
 
 const DEFAULT_METRICS = ['throughput_rps', 'avg_ms', 'p50_ms', 'p95_ms', 'p99_ms', 'max_ms', 'error_rate', 'query_ms_per_query', 'fetch_ms_per_fetch'];
 
@@ -16,7 +16,7 @@ function meanOf(variant, metric) {
 
 /**
  * Two results (baseline a, contender b) of the same experiment ->
- * { experiment, baseline: {run_id, started_at, quick, complete}, contender: {...},
+ * { experiment, baseline: {run_id, started_at, quick, complete, engine}, contender: {...},
  *   rows: [{ metric, variant, baseline, contender, diff, unit, diff_pct }],
  *   verdicts: [{ claim, baseline: result, contender: result, baseline_p, contender_p }] }
  * Rows cover every variant of either run (a side that lacks it is null) for each metric either
@@ -47,7 +47,8 @@ export function compareRuns(a, b, { metrics } = {}) {
     const vb = b.verdicts.find((v) => v.claim === claim);
     return { claim, baseline: va?.result ?? null, contender: vb?.result ?? null, baseline_p: va?.p_value ?? null, contender_p: vb?.p_value ?? null };
   });
-  const side = (r) => ({ run_id: r.run_id, started_at: r.started_at, quick: r.quick, complete: r.complete });
+  // engine: the load generator's label (Locust, k6 for runs before the Locust engine), null when unrecorded
+  const side = (r) => ({ run_id: r.run_id, started_at: r.started_at, quick: r.quick, complete: r.complete, engine: loadEngineOf(r)?.label ?? null });
   return { experiment: a.experiment, baseline: side(a), contender: side(b), rows, verdicts };
 }
 
@@ -65,7 +66,10 @@ export function formatCompare(cmp) {
   const c = Array.isArray(cmp) ? { rows: cmp, verdicts: [] } : cmp;
   const out = [];
   if (c.experiment) {
-    const tag = (s) => `${s.run_id}${s.quick ? ' (QUICK)' : ''}${s.complete ? '' : ' (incomplete)'}`;
+    // two load generators (a run measured with k6 against one with Locust): said on each side,
+    // since the generator is part of what is compared
+    const engines = c.baseline.engine !== c.contender.engine;
+    const tag = (s) => `${s.run_id}${s.quick ? ' (QUICK)' : ''}${s.complete ? '' : ' (incomplete)'}${engines ? ` (measured with ${s.engine ?? 'an unrecorded load engine'})` : ''}`;
     out.push(`${c.experiment}: baseline ${tag(c.baseline)}, contender ${tag(c.contender)}`, '');
   }
   out.push(textTable(

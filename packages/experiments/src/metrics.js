@@ -1,5 +1,5 @@
 // The names a spec, a results.json and a report share: the metrics a repetition's figures carry
-// (k6's and Elasticsearch's), the variant settings and the layout facts, so spec validation, the
+// (the load engine's and Elasticsearch's), the variant settings and the layout facts, so spec validation, the
 // verdict, the tables, the charts and `compare` all read a figure the same way.
 
 const LOWER = 'lower';
@@ -16,8 +16,12 @@ export const METRICS = Object.freeze({
   p95_ms: { label: 'p95', unit: 'ms', path: ['p95_ms'], better: LOWER },
   p99_ms: { label: 'p99', unit: 'ms', path: ['p99_ms'], better: LOWER },
   max_ms: { label: 'max', unit: 'ms', path: ['max_ms'], better: LOWER },
-  // open model only: iterations k6 could not start on time; beside latency because a generator
-  // that falls behind hides latency (coordinated omission)
+  // open model only: requests the load engine started later than their intended time (its
+  // LATE_MS); beside latency because a generator that falls behind hides latency (coordinated
+  // omission). Latency is measured from the intended start, so a late arrival still counts its wait.
+  late_arrivals: { label: 'late arrivals', unit: 'req', path: ['late_arrivals'], better: LOWER },
+  // the same concern in results measured with k6 (before the Locust engine): iterations k6 could
+  // not start on time; kept so those results still render and compare
   dropped_iterations: { label: 'dropped iterations', unit: 'iter', path: ['dropped_iterations'], better: LOWER },
   query_ms_per_query: { label: 'ES query time per query', unit: 'ms', path: ['es', 'query_ms_per_query'], better: LOWER },
   fetch_ms_per_fetch: { label: 'ES fetch time per fetch', unit: 'ms', path: ['es', 'fetch_ms_per_fetch'], better: LOWER },

@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import { burstTimeline, curveOverX, latencyByVariant, latencyOverTime, publishedVsLab } from './charts.js';
 import { fmtBytes, fmtDuration, fmtNumber, fmtP, fmtWithUnit } from './format.js';
 import { DEFAULT_REPORT_METRICS, columnDef, metricDef, metricValue } from './metrics.js';
-import { summarize } from './results.js';
+import { generatorCpuOf, loadEngineOf, summarize } from './results.js';
 
 // per workload: what a repetition's raw row and its Elasticsearch row show
 const RAW_METRICS = {
-  search: ['requests', 'throughput_rps', 'errors', 'error_rate', 'avg_ms', 'p50_ms', 'p95_ms', 'p99_ms', 'max_ms', 'dropped_iterations'],
+  // late_arrivals (the Locust engine) or dropped_iterations (results measured with k6): whichever the run has
+  search: ['requests', 'throughput_rps', 'errors', 'error_rate', 'avg_ms', 'p50_ms', 'p95_ms', 'p99_ms', 'max_ms', 'late_arrivals', 'dropped_iterations'],
   ingest: ['requests', 'bulk_ops_per_s', 'docs_per_s', 'docs_indexed', 'docs_rejected', 'docs_failed', 'avg_ms', 'p50_ms', 'p95_ms', 'p99_ms', 'max_ms'],
   'many-shards': ['indices_created', 'create_elapsed_s', 'indices_per_s', 'avg_ms', 'p95_ms', 'max_ms', 'errors', 'delete_s'],
 };
@@ -138,7 +139,8 @@ function repetitionsInOrder(results) {
 }
 
 function rawTable(results) {
-  const metrics = RAW_METRICS[workloadOf(results)].filter((m) => m !== 'dropped_iterations' || results.variants.some((v) => v.repetitions.some((r) => metricValue(r.figures, m) !== null)));
+  const optional = ['late_arrivals', 'dropped_iterations'];
+  const metrics = RAW_METRICS[workloadOf(results)].filter((m) => !optional.includes(m) || results.variants.some((v) => v.repetitions.some((r) => metricValue(r.figures, m) !== null)));
   const head = ['round', 'variant', 'started', 'complete', ...metrics.map(headOf)];
   const rows = repetitionsInOrder(results).map(({ v, rep }) => [
     rep.round, labelOf(v), rep.started_at ?? '-', rep.complete ? 'yes' : `no${rep.incomplete_reason ? `: ${rep.incomplete_reason}` : ''}`,
@@ -167,8 +169,19 @@ function esTable(results) {
   return rows.length ? { head: ['round', 'variant', ...metrics.map(headOf), 'CPU by node'], rows } : null;
 }
 
+/** Which load generator measured the run, in words (a run measured with k6 says so). */
+export function engineLine(results) {
+  const e = loadEngineOf(results);
+  if (!e) return 'load engine: not recorded';
+  const what = `${e.label}${e.version ? ` ${e.version}` : ''}`;
+  return e.k6Era ? `load engine: ${what}: measured with k6 (before the Locust engine)` : `load engine: ${what}`;
+}
+
 function environmentList(results) {
-  const { machine, versions, data } = results.environment;
+  const { machine, data } = results.environment;
+  const engine = loadEngineOf(results);
+  // the engine has a line of its own (results measured with k6 keep its version under versions)
+  const versions = Object.entries(results.environment.versions).filter(([k]) => !(k === 'k6' && engine?.k6Era));
   const w = results.plan.workload;
   const kind = workloadOf(results);
   const load = kind === 'ingest' ? `${w.clients} clients, each sending its next bulk of ${w.bulk_docs} documents when the last is answered (rejections counted, never retried)`
@@ -182,12 +195,13 @@ function environmentList(results) {
   return [
     `machine: ${machine.cores} cores, ${fmtBytes(machine.memory_bytes)} memory, ${machine.cpu_model}, ${machine.os}`,
     `lab: ${results.lab.mode === 'own' ? 'a lab of its own' : 'the running lab, checked quiet'} at ${results.lab.es_url}, runtime ${results.environment.runtime}`,
-    `versions: ${Object.entries(versions).map(([k, v]) => `${k} ${v ?? '?'}`).join(', ')}`,
+    `versions: ${versions.map(([k, v]) => `${k} ${v ?? '?'}`).join(', ')}`,
+    engineLine(results),
     `lab.env sha256: \`${results.environment.lab_env_sha256 ?? '?'}\`; git commit: \`${results.environment.git_commit ?? '?'}\``,
     dataLine,
     `workload: ${w.scenario}, ${load}; ${phases}`,
     `plan: ${results.plan.repetitions} repetitions, interleaved (${results.plan.order.slice(0, results.variants.length * 2).join(', ')}${results.plan.order.length > results.variants.length * 2 ? ', ...' : ''}); confidence ${results.plan.confidence}${results.quick ? '; QUICK run (small data, short phases)' : ''}`,
-    `runner: ${fmtNumber(r.cpu_percent)}% CPU while measuring (k6 ${fmtNumber(r.k6_cpu_percent)}%), wall time ${r.wall_seconds === null ? '-' : fmtDuration(r.wall_seconds)}`,
+    `runner: ${fmtNumber(r.cpu_percent)}% CPU while measuring (${engine?.label ?? 'load generator'} ${fmtNumber(generatorCpuOf(r))}%), wall time ${r.wall_seconds === null ? '-' : fmtDuration(r.wall_seconds)}`,
   ];
 }
 

@@ -111,6 +111,30 @@ export function readResults(file, { validate: doValidate = true } = {}) {
 const orNull = (x) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
 /**
+ * The load generator that measured a run: environment.load_engine ({ name: 'locust', version }),
+ * or, in a run measured with k6 before the Locust engine, environment.versions.k6 ("k6 v1.8.1
+ * (go...)"). -> { name, version, label, k6Era } or null when the results do not say.
+ */
+export function loadEngineOf(results) {
+  const env = results?.environment ?? {};
+  if (env.load_engine?.name) {
+    const { name, version = null } = env.load_engine;
+    const label = name === 'locust' ? 'Locust' : name;
+    return { name, version, label, k6Era: name === 'k6' };
+  }
+  if ((env.versions && 'k6' in env.versions) || (results?.runner && 'k6_cpu_percent' in results.runner)) {
+    const version = env.versions?.k6 ? String(env.versions.k6).replace(/^k6\s+/, '') : null;
+    return { name: 'k6', version, label: 'k6', k6Era: true };
+  }
+  return null;
+}
+
+/** The load generator's share of the machine while measuring (runner.generator_cpu_percent; k6_cpu_percent before the Locust engine). */
+export function generatorCpuOf(runner) {
+  return orNull(runner?.generator_cpu_percent ?? runner?.k6_cpu_percent ?? null);
+}
+
+/**
  * A variant's repetitions (each { figures } or a figures object) and metric names ->
  * { metric: { mean, median, min, max, stdev, rsd, n } } over the repetitions that have the
  * figure (n says how many); every figure null when none has it.
@@ -159,6 +183,6 @@ export function resultsSkeleton(plan, { run_id, started_at = new Date().toISOStr
       summary: {},
     })),
     verdicts: [],
-    runner: { cpu_percent: null, k6_cpu_percent: null, wall_seconds: null },
+    runner: { cpu_percent: null, generator_cpu_percent: null, wall_seconds: null },
   };
 }

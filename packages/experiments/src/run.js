@@ -2,8 +2,8 @@
 //   1. the plan (spec + QUICK + REPEAT) and the lab's fitness (up, quiet, groups, disk): any
 //      refusal is one line before anything is created
 //   2. every variant's layout built and loaded (same documents in each), settled and merged
-//   3. the measured windows, interleaved (ABCABC), each one k6 process plus Elasticsearch's
-//      own figures for the window
+//   3. the measured windows, interleaved (ABCABC), each one run of the load engine (Locust)
+//      plus Elasticsearch's own figures for the window
 //   4. results.json (the schema of src/results-schema.json), verdicts computed from the
 //      repetitions, report.md / report.html / SVG charts
 // Whatever happens (Ctrl-C, a failed repetition, a node gone) the indices and aliases the run
@@ -29,7 +29,7 @@ import { textTable } from './compare.js';
 import { RunError } from './run/errors.js';
 import { groupsOf, nodeUrlsByGroup, requireDisk, requireQuiet, requireUp, requireVariantsFit, settleAfterStart, writeQueueOf } from './run/lab-check.js';
 import { createLayout, finishLayout, layoutFacts, layoutNames, loadLayout } from './run/layout.js';
-import { runK6 } from './run/workload.js';
+import { engineOf, locustfile, pointsFileOf, runLoad } from './run/workload.js';
 import { describeLab, labControl, labEnvOf } from './run/lab-control.js';
 import { queueSampler, snapshot, windowFigures } from './run/es-stats.js';
 import { deletePrefix } from '@tenantlab/test-support/cluster';
@@ -63,14 +63,16 @@ function git(args) {
   }
 }
 
-function environment({ esVersion, k6Version, runtime, labEnvFile, data }) {
+function environment({ esVersion, loadEngine, runtime, labEnvFile, data }) {
   const commit = git(['rev-parse', 'HEAD']);
   const dirty = commit && git(['status', '--porcelain', '--untracked-files=no']);
   return {
     machine: { cores: cpus().length, memory_bytes: totalmem(), cpu_model: cpus()[0]?.model ?? null, os: `${type()} ${release()}` },
     runtime,
+    // the load generator that measured the run (results before it record versions.k6 instead)
+    load_engine: loadEngine,
     versions: {
-      elasticsearch: esVersion, k6: k6Version, node: process.version,
+      elasticsearch: esVersion, node: process.version,
       tenantlab: JSON.parse(readFileSync(join(LAB_ROOT, 'packages/experiments/package.json'), 'utf8')).version,
     },
     lab_env_sha256: existsSync(labEnvFile) ? createHash('sha256').update(readFileSync(labEnvFile)).digest('hex') : null,
@@ -81,11 +83,13 @@ function environment({ esVersion, k6Version, runtime, labEnvFile, data }) {
 
 /**
  * Runs one experiment. Options: name, specDir, quick, repeat, esUrl, labMode ('own'|'running'),
- * runtime, resultsRoot, k6 (binary), log (a line printer), signal (AbortSignal).
+ * runtime, resultsRoot, locust (the load engine's executable, scripts/install/locust.sh),
+ * loadMetricsPort (the load's Prometheus endpoint, make demo; default none), log (a line
+ * printer), signal (AbortSignal).
  * Resolves to { dir, results }. Throws RunError (one line) when the run cannot start.
  */
 export async function runExperiment(opts) {
-  const { name, specDir, quick, repeat, labMode, labCommand, resultsRoot, k6, log, signal, narrate = false } = opts;
+  const { name, specDir, quick, repeat, labMode, labCommand, resultsRoot, locust, log, signal, narrate = false, loadMetricsPort = null } = opts;
   let { esUrl, runtime } = opts;
   const file = join(specDir, `${name}.yaml`);
   const plan = resolveSpec(loadSpec(file), { quick, repeat });
@@ -138,7 +142,8 @@ export async function runExperiment(opts) {
   const documents = writes ? null : tenants.reduce((a, t) => a + t.expected_products, 0);
   if (!writes) await requireDisk(client, { documents, variants: plan.variants.map(flat) }).catch(async (err) => { await lab?.stop(); throw err; });
   const esVersion = (await client.info()).version.number;
-  const k6Version = (() => { try { return execFileSync(k6, ['version'], { encoding: 'utf8' }).trim().split('\n')[0]; } catch { return null; } })();
+  // `locust --version`: "locust 2.47.0 from /.../site-packages/locust (Python 3.12.3)"
+  const loadEngine = engineOf((() => { try { return execFileSync(locust, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n')[0]; } catch { return null; } })());
 
   const runId = newRunId();
   const dir = join(resultsRoot, name, runId);
@@ -161,14 +166,14 @@ export async function runExperiment(opts) {
     complete: false,
     quick: plan.quick,
     lab: { mode: labMode, es_url: esUrl, ...(lab ? { starts } : {}) },
-    environment: environment({ esVersion, k6Version, runtime, labEnvFile: process.env.LAB_ENV_FILE || join(LAB_ROOT, 'lab.env'),
+    environment: environment({ esVersion, loadEngine, runtime, labEnvFile: process.env.LAB_ENV_FILE || join(LAB_ROOT, 'lab.env'),
       data: writes
         ? { profile: plan.dataset.profile, kind: plan.dataset.kind, seed: plan.dataset.seed, stores: null, documents: null, bytes: null, document_bytes: null, bulk_bytes: null }
         : { profile: plan.dataset.profile, scale: plan.dataset.scale, seed: plan.dataset.seed, stores: tenants.length, documents, bytes: null } }),
     plan: { repetitions: plan.repetitions, confidence: plan.confidence, order: plan.order, workload: plan.workload, report: plan.report, expect: plan.expect },
     variants: plan.variants.map((v) => ({ name: v.name, label: v.label ?? v.name, settings: v.settings, ...(v.lab ? { lab: v.lab } : {}), ...(v.burst ? { burst: v.burst } : {}), ...(v.isolate ? { isolate: v.isolate } : {}), layout: null, ...(v.published ? { published: v.published } : {}), repetitions: [], summary: {} })),
     verdicts: [],
-    runner: { cpu_percent: null, k6_cpu_percent: null, wall_seconds: null },
+    runner: { cpu_percent: null, generator_cpu_percent: null, wall_seconds: null },
   };
   const byName = new Map(results.variants.map((v) => [v.name, v]));
   const names = new Map(plan.variants.map((v) => [v.name, layoutNames(runId, flat(v), tenants)]));
@@ -178,7 +183,10 @@ export async function runExperiment(opts) {
     generateTenants({ seed: plan.dataset.seed, profile, scale: plan.dataset.scale, prefix: `iso${runId.slice(-4)}${k + 1}` })]));
   const allocators = new Map();
   const loopGroups = new Map();
-  let measuredCpu = 0, measuredK6Cpu = 0, measuredWall = 0;
+  let measuredCpu = 0, measuredLoadCpu = 0, measuredWall = 0;
+  // the load's Prometheus endpoint (make demo, the running lab's Prometheus scrapes it): only
+  // the storefront's closed loop; the experiments' own labs have no Prometheus
+  const metricsEnv = loadMetricsPort ? { LOAD_METRICS_PORT: String(loadMetricsPort), LOAD_METRICS_HOST: process.env.LOAD_METRICS_HOST || process.env.LAB_BIND || '127.0.0.1' } : {};
 
   const write = () => writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   // the write workloads' bodies: made once (deterministic, the run's seed), outside the results folder
@@ -248,7 +256,7 @@ export async function runExperiment(opts) {
         // a few indices made and deleted: the master's code paths warm, nothing is measured
         const prefixW = manyShardsPrefix(runId, v.name, 0);
         try {
-          await runK6({ k6, script: join(LAB_ROOT, 'k6-scripts/many-shards.js'), esUrl, workload: plan.workload, dir: warmDir, runId: `${runId}-warmup`, signal,
+          await runLoad({ locust, script: locustfile('many_shards'), esUrl, workload: plan.workload, dir: warmDir, runId: `${runId}-warmup`, signal,
             extraEnv: manyShardsEnv(v, prefixW, Math.min(20, v.settings.indices)), figures: manyShardsFiguresOf });
         } finally {
           rmSync(warmDir, { recursive: true, force: true });
@@ -260,7 +268,7 @@ export async function runExperiment(opts) {
         const index = ingestIndexName(runId, v.name, -1);
         try {
           await createIngestIndex(client, { index, variant: flat(v), mapping: docProfile.mapping, groupAttr });
-          await runK6({ k6, script: join(LAB_ROOT, 'k6-scripts/ingest.js'), esUrl, workload: { ...plan.workload, measure: '1s', measure_s: 1 },
+          await runLoad({ locust, script: locustfile('ingest'), esUrl, workload: { ...plan.workload, measure: '1s', measure_s: 1 },
             dir: warmDir, runId: `${runId}-warmup`, signal, extraEnv: ingestEnv(v, index), figures: ingestFiguresOf });
         } finally {
           rmSync(warmDir, { recursive: true, force: true });
@@ -269,8 +277,8 @@ export async function runExperiment(opts) {
         return;
       }
       try {
-        await runK6({ k6, script: join(LAB_ROOT, 'k6-scripts/experiment.js'), esUrl, workload: { ...plan.workload, measure: '1s', measure_s: 1 },
-          tenants: names.get(v.name).tenants, dir: warmDir, runId: `${runId}-warmup`, signal });
+        await runLoad({ locust, script: locustfile('experiment'), esUrl, workload: { ...plan.workload, measure: '1s', measure_s: 1 },
+          tenants: names.get(v.name).tenants, dir: warmDir, runId: `${runId}-warmup`, signal, extraEnv: metricsEnv });
       } finally {
         rmSync(warmDir, { recursive: true, force: true });
       }
@@ -296,18 +304,18 @@ export async function runExperiment(opts) {
       const cpu0 = process.cpuUsage();
       let out, peak;
       try {
-        out = await runK6({ k6, script: join(LAB_ROOT, 'k6-scripts/many-shards.js'), esUrl, workload: plan.workload, dir: repDir, runId: `${runId}-${v.name}-${round}`, signal,
+        out = await runLoad({ locust, script: locustfile('many_shards'), esUrl, workload: plan.workload, dir: repDir, runId: `${runId}-${v.name}-${round}`, signal,
           extraEnv: manyShardsEnv(v, prefixR, v.settings.indices), figures: manyShardsFiguresOf });
       } finally {
         peak = await sampler.stop();
-        rmSync(join(repDir, 'samples.json'), { force: true });
+        rmSync(pointsFileOf(repDir), { force: true });
       }
       try {
         const [jvm1, state1] = await Promise.all([masterJvm(client), clusterStateBytes(client)]);
         const cpu = process.cpuUsage(cpu0);
         const f = out.figures;
         measuredCpu += (cpu.user + cpu.system) / 1e6;
-        measuredK6Cpu += out.k6CpuSeconds ?? 0;
+        measuredLoadCpu += out.loadCpuSeconds ?? 0;
         measuredWall += f.many_shards.elapsed_s ?? 0;
         const ms = f.many_shards;
         const held = await requireAllCreated(client, prefixR, { created: ms.indices_created, docsIndexed: ms.docs_indexed, docsFailed: ms.docs_failed });
@@ -332,7 +340,7 @@ export async function runExperiment(opts) {
         await deleteIndices(client, prefixR).catch(() => {});
       }
     };
-    // One ingest repetition: a new empty index, the clients' bulks, the window's figures from k6
+    // One ingest repetition: a new empty index, the clients' bulks, the window's figures from the load engine
     // and from the index and the nodes; then every acknowledged document is counted in the
     // index (a run that lost one fails), and the index is deleted (the disk holds one at a time).
     const measureIngest = async (v, round, repDir, rep) => {
@@ -340,8 +348,8 @@ export async function runExperiment(opts) {
       await createIngestIndex(client, { index, variant: flat(v), mapping: docProfile.mapping, groupAttr });
       let before = null, idxBefore = null, sampler = null, cpu0 = null;
       try {
-        const out = await runK6({
-          k6, script: join(LAB_ROOT, 'k6-scripts/ingest.js'), esUrl, workload: plan.workload, dir: repDir, runId: `${runId}-${v.name}-${round}`, signal,
+        const out = await runLoad({
+          locust, script: locustfile('ingest'), esUrl, workload: plan.workload, dir: repDir, runId: `${runId}-${v.name}-${round}`, signal,
           extraEnv: ingestEnv(v, index), figures: ingestFiguresOf,
           onMeasureStart: () => {
             cpu0 = process.cpuUsage();
@@ -355,7 +363,7 @@ export async function runExperiment(opts) {
         const [after, idxAfter] = await Promise.all([snapshot(client), indexSnapshot(client, index)]);
         const cpu = process.cpuUsage(cpu0 ?? undefined);
         measuredCpu += (cpu.user + cpu.system) / 1e6;
-        measuredK6Cpu += out.k6CpuSeconds ?? 0;
+        measuredLoadCpu += out.loadCpuSeconds ?? 0;
         measuredWall += out.measureWallMs / 1000;
         rep.figures = { ...out.figures, es: before && idxBefore ? { ...windowFigures(before, after, queues), ...indexWindowFigures(idxBefore, idxAfter) } : null };
         rep.timeline = out.timeline;
@@ -365,7 +373,7 @@ export async function runExperiment(opts) {
         log(`  ${f.ingest.docs_indexed} documents indexed (${f.ingest.docs_per_s}/s, ${f.ingest.bulk_ops_per_s} bulks/s), ${f.ingest.docs_rejected} rejected, ${f.ingest.docs_failed} failed; bulk avg ${f.avg_ms} ms, p95 ${f.p95_ms} ms; ${f.es?.merges ?? '-'} merges, ${f.es?.refreshes ?? '-'} refreshes; index holds ${rep.integrity.count} of ${rep.integrity.acknowledged} acknowledged`);
       } finally {
         if (sampler) await sampler.stop();
-        rmSync(join(repDir, 'samples.json'), { force: true });
+        rmSync(pointsFileOf(repDir), { force: true });
         await client.indices.delete({ index }, { ignore: [404] }).catch(() => {});
       }
     };
@@ -461,9 +469,9 @@ export async function runExperiment(opts) {
       const alloc = allocators.get(vname);
       const loop = variant.isolate && alloc ? { target: names.get(vname).target, groups: loopGroups.get(vname) } : null;
       try {
-        const tell = narrate && loop ? narrator({ log, samplesFile: join(repDir, 'samples.json'), target: loop.target, groups: loop.groups, burst: variant.burst, measureS: plan.workload.measure_s }) : null;
-        const out = await runK6({
-          k6, script: join(LAB_ROOT, 'k6-scripts/experiment.js'), esUrl, workload: plan.workload,
+        const tell = narrate && loop ? narrator({ log, pointsFile: pointsFileOf(repDir), target: loop.target, groups: loop.groups, burst: variant.burst, measureS: plan.workload.measure_s }) : null;
+        const out = await runLoad({
+          locust, script: locustfile('experiment'), esUrl, workload: plan.workload, extraEnv: metricsEnv,
           tenants: names.get(vname).tenants, dir: repDir, runId: `${runId}-${i + 1}`, signal, burst: plan.variants.find((v) => v.name === vname).burst ?? null,
           onMeasureStart: () => {
             if (loop) watch = watchIsolation(alloc.api, { target: loop.target, intervalMs: Math.round(variant.isolate.interval_s * 1000), onTick: tell?.tick });
@@ -477,7 +485,7 @@ export async function runExperiment(opts) {
         const after = await snapshot(client);
         const cpu = process.cpuUsage(cpu0 ?? undefined);
         measuredCpu += (cpu.user + cpu.system) / 1e6;
-        measuredK6Cpu += out.k6CpuSeconds ?? 0;
+        measuredLoadCpu += out.loadCpuSeconds ?? 0;
         measuredWall += out.measureWallMs / 1000;
         rep.figures = { ...out.figures, es: before ? windowFigures(before, after, queueMax) : null };
         if (watch) {
@@ -495,7 +503,7 @@ export async function runExperiment(opts) {
         rep.complete = out.crossTenantHits === 0;
         if (!rep.complete) rep.incomplete_reason = `${out.crossTenantHits} cross-tenant hits`;
         const f = rep.figures;
-        log(`  ${f.requests} requests (${f.throughput_rps}/s), ${f.errors} errors, avg ${f.avg_ms} ms, p95 ${f.p95_ms} ms, p99 ${f.p99_ms} ms${f.dropped_iterations ? `, ${f.dropped_iterations} dropped` : ''}`);
+        log(`  ${f.requests} requests (${f.throughput_rps}/s), ${f.errors} errors, avg ${f.avg_ms} ms, p95 ${f.p95_ms} ms, p99 ${f.p99_ms} ms${f.late_arrivals ? `, ${f.late_arrivals} late arrivals` : ''}`);
       } catch (err) {
         if (sampler) await sampler.stop();
         if (watch) await watch.stop();
@@ -503,7 +511,7 @@ export async function runExperiment(opts) {
         rep.incomplete_reason = err instanceof RunError ? err.message : esReason(err);
         log(`  repetition failed: ${rep.incomplete_reason}`);
       } finally {
-        rmSync(join(repDir, 'samples.json'), { force: true });
+        rmSync(pointsFileOf(repDir), { force: true });
       }
       // every repetition of a closed-loop variant starts with the burst store in its group
       if (loop) {
@@ -519,7 +527,7 @@ export async function runExperiment(opts) {
     throw Object.assign(err, { resultsDir: dir, results });
   } finally {
     // ---- 4. results and report, whatever happened; the run's indices deleted
-    const problems = finalize(results, plan, { started, cpuAtStart, measuredCpu, measuredK6Cpu, measuredWall });
+    const problems = finalize(results, plan, { started, cpuAtStart, measuredCpu, measuredLoadCpu, measuredWall });
     for (const p of problems) log(`warning: results.json does not follow its schema: ${p}`);
     write();
     try {
@@ -551,7 +559,7 @@ function isolationRecord(w, t0, target) {
   };
 }
 
-function finalize(results, plan, { started, cpuAtStart, measuredCpu, measuredK6Cpu, measuredWall }) {
+function finalize(results, plan, { started, cpuAtStart, measuredCpu, measuredLoadCpu, measuredWall }) {
   const metrics = plan.report?.metrics;
   for (const v of results.variants) {
     const done = v.repetitions.filter((r) => r.figures);
@@ -565,7 +573,8 @@ function finalize(results, plan, { started, cpuAtStart, measuredCpu, measuredK6C
   results.runner = {
     // shares of the whole machine (all cores) during the measured windows
     cpu_percent: measuredWall ? Math.round((measuredCpu / (measuredWall * cores)) * 1000) / 10 : null,
-    k6_cpu_percent: measuredWall ? Math.round((measuredK6Cpu / (measuredWall * cores)) * 1000) / 10 : null,
+    // the load generator's (Locust's) share, measured from /proc while it ran
+    generator_cpu_percent: measuredWall ? Math.round((measuredLoadCpu / (measuredWall * cores)) * 1000) / 10 : null,
     wall_seconds: Math.round((Date.now() - started) / 1000),
     total_cpu_seconds: Math.round(((used.user + used.system) / 1e6) * 10) / 10,
   };
@@ -589,8 +598,8 @@ export async function deleteRunIndices(client, prefix, log = () => {}) {
 // ---- the `run` and `check` subcommands (bin/tenantlab-experiment) ----
 
 function parseRunArgs(argv) {
-  const o = { name: null, specDir: join(LAB_ROOT, 'experiments'), quick: false, repeat: undefined, labMode: 'running', esUrl: null, runtime: 'unknown', k6: 'k6', resultsRoot: join(LAB_ROOT, '.lab/results/experiments') };
-  const takes = { '--dir': 'specDir', '--repeat': 'repeat', '--lab': 'labMode', '--lab-command': 'labCommand', '--es-url': 'esUrl', '--runtime': 'runtime', '--k6': 'k6', '--results': 'resultsRoot' };
+  const o = { name: null, specDir: join(LAB_ROOT, 'experiments'), quick: false, repeat: undefined, labMode: 'running', esUrl: null, runtime: 'unknown', locust: 'locust', resultsRoot: join(LAB_ROOT, '.lab/results/experiments') };
+  const takes = { '--dir': 'specDir', '--repeat': 'repeat', '--lab': 'labMode', '--lab-command': 'labCommand', '--es-url': 'esUrl', '--runtime': 'runtime', '--locust': 'locust', '--load-metrics-port': 'loadMetricsPort', '--results': 'resultsRoot' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') o.quick = true;
@@ -603,6 +612,10 @@ function parseRunArgs(argv) {
     else throw new RunError(`one experiment at a time (got '${o.name}' and '${a}')`);
   }
   if (!o.name) throw new RunError('which experiment? e.g. run h2-split-index (list shows them)');
+  if (o.loadMetricsPort !== undefined) {
+    if (!/^\d{1,5}$/.test(o.loadMetricsPort) || Number(o.loadMetricsPort) > 65535) throw new RunError(`--load-metrics-port ${o.loadMetricsPort}: want a port number (0: no endpoint)`);
+    o.loadMetricsPort = Number(o.loadMetricsPort) || null;
+  }
   return o;
 }
 

@@ -40,7 +40,7 @@ const BYTE_UNIT = { b: 1, kb: 1024, mb: 1024 * 1024 };
 const MODELS = ['closed', 'open'];
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
 const GROUP = /^[a-z0-9][a-z0-9_-]*$/;
-// k6 durations: 30s, 2m, 1m30s, 500ms, 1h
+// durations as the load engine takes them (traffic/lib/config.py, k6's form): 30s, 2m, 1m30s, 500ms, 1h
 const DURATION = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
 const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
 const UNIT_S = { ms: 0.001, s: 1, m: 60, h: 3600 };
@@ -58,7 +58,8 @@ const SOURCE_KEYS = ['title', 'url', 'table', 'setup', 'notes', 'published'];
 const DATASET_KEYS = ['profile', 'scale', 'seed', 'quick'];
 const DATASET_QUICK_KEYS = ['profile', 'scale', 'seed'];
 const VARIANT_KEYS = ['name', 'label', 'lab', 'burst', 'isolate', ...Object.keys(SETTINGS)];
-// A search-bot burst on one odd store during the measured window (k6-scripts/bot.js's crawler):
+// A search-bot burst on one odd store during the measured window (the load engine's crawler,
+// traffic/experiment.py's burst scenario):
 // from and to as fractions of the window, so QUICK's short window keeps the same shape
 const BURST_KEYS = ['from', 'to', 'rate', 'store'];
 const BURST_STORES = ['biggest', 'smallest'];
@@ -181,7 +182,7 @@ class Checker {
   }
 
   duration(v, path, { positive = false } = {}) {
-    if (typeof v !== 'string' || !DURATION.test(v)) this.fail(path, `must be a k6 duration like 30s, 2m or 1m30s (got ${got(v)})`);
+    if (typeof v !== 'string' || !DURATION.test(v)) this.fail(path, `must be a duration like 30s, 2m or 1m30s (got ${got(v)})`);
     if (positive && durationSeconds(v) <= 0) this.fail(path, `must be longer than 0s (got ${got(v)})`);
     return v;
   }
@@ -195,7 +196,7 @@ class Checker {
   }
 }
 
-/** A k6 duration ("1m30s") -> seconds. */
+/** A duration ("1m30s") -> seconds. */
 export function durationSeconds(d) {
   let s = 0;
   for (const [, n, unit] of String(d).matchAll(DURATION_PART)) s += Number(n) * UNIT_S[unit];
@@ -581,7 +582,7 @@ export function listSpecs(dir) {
 /**
  * A spec -> the plan one run follows: QUICK's dataset and workload overrides applied when
  * `quick`, `repeat` (REPEAT, a number or a string from the environment) replacing the
- * repetitions, durations in seconds beside their k6 form, and the interleaved order of the
+ * repetitions, durations in seconds beside their written form, and the interleaved order of the
  * measured windows (ABCABC: drift spreads across variants instead of landing on one).
  */
 export function resolveSpec(spec, { quick = false, repeat } = {}) {

@@ -110,7 +110,7 @@ test('an incomplete run still renders, says so, and marks the failed repetition'
   await writeReport(dir, results);
   const md = readFileSync(join(dir, 'report.md'), 'utf8');
   assert.match(md, /\*\*incomplete run\*\*: a repetition failed/);
-  assert.match(md, /\| 2 \| 8 shards \| [^|]+ \| no: k6 exited 107 \| - \|/);
+  assert.match(md, /\| 2 \| 8 shards \| [^|]+ \| no: locust exited with status 107 \| - \|/);
   assert.match(md, /- \*\*inconclusive\*\*: fewer shards, faster \(average\) \(Jonckheere-Terpstra, one-sided, exact, no test run\) — s8 has no avg_ms figure/);
   assert.match(md, /\| 8 shards \| 2 of 3 \|/);
   assert.match(md, /\| shards \| median shard size \| average \(ms\) \| average \(ms\), article \| p95 \(ms\) \| p95 \(ms\), article \|/);

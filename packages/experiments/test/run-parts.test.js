@@ -1,12 +1,14 @@
-// The runner's pure parts: store assignment, names, k6 summary -> figures, ES stats windows,
-// the lab-fit rule. (The runner against a real lab: tests/live/80-experiments.bats.)
+// The runner's pure parts: store assignment, names, the load engine's summary -> figures, its
+// points file -> timelines, its environment and exit statuses (a stand-in `locust`), ES stats
+// windows, the lab-fit rule. (The runner against a real lab: tests/live/80-experiments.bats.)
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { indexOfTenant, layoutNames } from '../src/run/layout.js';
-import { figuresOf, timelineOf, timelinesOf } from '../src/run/workload.js';
+import { engineOf, figuresOf, loadEnv, locustfile, measuredPoint, pointsFileOf, runLoad, timelineOf, timelinesOf } from '../src/run/workload.js';
+import { follower } from '../src/run/narrate.js';
 import { describeLab, labEnvOf, structureOf } from '../src/run/lab-control.js';
 import { windowFigures } from '../src/run/es-stats.js';
 import { BYTES_PER_DOC_ON_DISK, diskVerdict, requireVariantsFit } from '../src/run/lab-check.js';
@@ -34,12 +36,12 @@ test('run ids sort by time and are valid index-name parts', () => {
   assert.match(id, /^20261123t140509-[0-9a-f]{4}$/);
 });
 
-test('k6 summary -> the measured window\'s figures', () => {
+test('the load engine\'s summary (k6\'s key shape) -> the measured window\'s figures', () => {
   const summary = { metrics: {
     'http_req_duration{scenario:measure}': { values: { avg: 12.345, 'p(50)': 10, 'p(95)': 30.1, 'p(99)': 50, max: 80, count: 100 } },
     'http_reqs{scenario:measure}': { values: { count: 100 } },
     'http_req_failed{scenario:measure}': { values: { rate: 0.02, passes: 2, fails: 98 } },
-    'dropped_iterations{scenario:measure}': { values: { count: 3 } },
+    'late_arrivals{scenario:measure}': { values: { count: 3 } },
     'http_req_duration{scenario:measure,query_type:search}': { values: { avg: 20, 'p(95)': 40, count: 60 } },
   } };
   const f = figuresOf(summary, 10);
@@ -49,21 +51,120 @@ test('k6 summary -> the measured window\'s figures', () => {
   assert.equal(f.error_rate, 0.02);
   assert.equal(f.avg_ms, 12.35);
   assert.equal(f.p95_ms, 30.1);
-  assert.equal(f.dropped_iterations, 3);
+  assert.equal(f.late_arrivals, 3);
+  assert.equal('dropped_iterations' in f, false, 'k6\'s name is gone from new figures');
   assert.deepEqual(f.by_type, { search: { requests: 60, avg_ms: 20, p95_ms: 40 } });
 });
 
-test('k6 JSON output (points out of time order) -> per-second timeline of the measured window only', async () => {
+test('points file (requests out of time order) -> per-second timeline of the measured window only', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'exp-'));
-  const point = (ms, value, scenario) => JSON.stringify({ type: 'Point', metric: 'http_req_duration', data: { time: new Date(ms).toISOString(), value, tags: { scenario } } });
   const t = Date.UTC(2026, 0, 1);
-  writeFileSync(join(dir, 's.json'), [point(t - 5000, 999, 'warmup'), point(t + 500, 20, 'measure'), point(t, 10, 'measure'), point(t + 1200, 30, 'measure')].join('\n'));
-  assert.deepEqual(await timelineOf(join(dir, 's.json')), [
+  // epoch_ms (the intended start, fractions allowed), duration_ms, scenario, store_set ('' when none)
+  writeFileSync(join(dir, 'points.csv'), [`${t - 5000},999,warmup,`, `${t + 500},20,measure,`, `${t}.25,10,measure,`, `${t + 1200},30,measure,`, ''].join('\n'));
+  assert.deepEqual(await timelineOf(join(dir, 'points.csv')), [
     { t_s: 0, rps: 2, avg_ms: 15, p95_ms: 20 },
     { t_s: 1, rps: 1, avg_ms: 30, p95_ms: 30 },
   ]);
+  // no request measured, no file: an empty timeline rather than an error
+  assert.deepEqual(await timelinesOf(join(dir, 'none.csv')), { all: [], bySet: {}, points: [], t0: null });
 });
 
+test('a points line: measured requests only; a partial or malformed line is skipped', () => {
+  assert.deepEqual(measuredPoint('1767225600000.5,12.25,measure,odd'), [1767225600000.5, 12.25, 'odd']);
+  assert.deepEqual(measuredPoint('1767225600000,12,measure,'), [1767225600000, 12, null]);
+  assert.deepEqual(measuredPoint('1767225600000,12,measure'), [1767225600000, 12, null]);
+  assert.equal(measuredPoint('1767225600000,12,warmup,odd'), null);
+  assert.equal(measuredPoint('1767225600000,12,burst,target'), null);
+  assert.equal(measuredPoint('1767225600000,,measure,odd'), null);
+  assert.equal(measuredPoint('17672256'), null);
+  assert.equal(measuredPoint(''), null);
+  assert.equal(measuredPoint('epoch_ms,duration_ms,scenario,store_set'), null);
+});
+
+test('the narrator\'s follower reads what was appended since its last call, a partial line once it is whole', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'exp-'));
+  const file = join(dir, 'points.csv');
+  const f = follower(file);
+  f.read(); // no file yet: nothing
+  assert.deepEqual(f.points, []);
+  writeFileSync(file, '1000,5,measure,odd\n900,7,warmup,\n2000,6,meas');
+  f.read();
+  assert.deepEqual(f.points, [[1000, 5, 'odd']]);
+  appendFileSync(file, 'ure,even\n');
+  f.read();
+  assert.deepEqual(f.points, [[1000, 5, 'odd'], [2000, 6, 'even']]);
+});
+
+test('the load engine: its locustfiles, its version line, its environment', () => {
+  assert.match(locustfile('experiment'), /\/traffic\/experiment\.py$/);
+  assert.match(locustfile('many_shards'), /\/traffic\/many_shards\.py$/);
+  assert.deepEqual(engineOf('locust 2.47.0 from /x/lib/python3.12/site-packages/locust (Python 3.12.3)'), { name: 'locust', version: '2.47.0' });
+  assert.deepEqual(engineOf(null), { name: 'locust', version: null });
+  const workload = { model: 'open', rate: 40, think_ms: 0, ramp_up: '2s', warmup: '3s', measure: '10s', measure_s: 10 };
+  const stores = [{ id: 's1', set: 'odd', documents: 5 }, { id: 's2', set: 'even', documents: 9 }, { id: 's3', set: 'odd', documents: 7 }];
+  const base = { PATH: '/bin', HOME: '/h', LAB_DIR: mkdtempSync(join(tmpdir(), 'lab-')), ES_URL: 'http://127.0.0.1:9200', SECRET_OF_THE_SHELL: 'x' };
+  const env = loadEnv({ esUrl: 'http://127.0.0.1:9201', workload, tenants: stores, dir: '/r', runId: 'run-1', burst: { from: 0.4, to: 0.7, rate: 30 }, env: base });
+  assert.deepEqual(env, {
+    PATH: '/bin', HOME: '/h', ES_URL: 'http://127.0.0.1:9201', RESULTS_DIR: '/r', RUN_ID: 'run-1', POINTS_FILE: '/r/points.csv',
+    RAMP_UP: '2s', WARMUP: '3s', MEASURE: '10s', LOAD_METRICS_PORT: '0',
+    TENANTS_FILE: '/r/tenants.json', THINK_MS: '0', PROFILE_TENANTS: '3', RATE: '40',
+    BOT_TENANT: 's3', BOT_RATE: '30', BURST_AT: '4s', BURST_FOR: '3s',
+  }, 'only what the run needs: nothing else of the caller\'s environment');
+  assert.equal(pointsFileOf('/r'), '/r/points.csv');
+  // a closed model with VUs; the caller's extra keys (make demo's metrics port) win
+  const closed = loadEnv({ esUrl: 'u', workload: { ...workload, model: 'closed', vus: 4 }, dir: '/r', runId: 'r', extraEnv: { LOAD_METRICS_PORT: '9646', INDEX: 'i' }, env: base });
+  assert.equal(closed.VUS, '4');
+  assert.equal(closed.RATE, undefined);
+  assert.equal(closed.TENANTS_FILE, undefined);
+  assert.deepEqual([closed.LOAD_METRICS_PORT, closed.INDEX], ['9646', 'i']);
+  // an external cluster: its connection through childEnv(conn, 'load')
+  const ca = join(base.LAB_DIR, 'ca.pem');
+  writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+  const ext = loadEnv({ esUrl: 'https://es:9200', workload, dir: '/r', runId: 'r', env: { ...base, RUNTIME: 'external', ES_URL: 'https://es:9200', ES_API_KEY: 'aWQ6a2V5', ES_CA_CERT: ca } });
+  assert.deepEqual([ext.ES_AUTHORIZATION, ext.ES_CA_CERT, ext.ES_TLS_VERIFY, ext.ES_EXTERNAL], ['ApiKey aWQ6a2V5', ca, undefined, '1']);
+  assert.equal(ext.ES_API_KEY, undefined, 'the key itself stays out: only its header');
+});
+
+// A stand-in for `locust`: records its arguments and environment, writes a summary and points,
+// exits with EXIT (or prints a line and exits without a summary)
+function fakeLocust(dir) {
+  const bin = join(dir, 'locust');
+  writeFileSync(bin, `#!/bin/sh
+printf '%s\\n' "$@" > "$RESULTS_DIR/args"
+env > "$RESULTS_DIR/env"
+if [ "$FAKE_EXIT" = 2 ]; then echo "error: the lab does not answer at $ES_URL" >&2; exit 2; fi
+cat > "$RESULTS_DIR/summary.json" <<'JSON'
+{"engine":{"name":"locust","version":"2.47.0"},"metrics":{"http_reqs{scenario:measure}":{"values":{"count":4}},"http_req_duration{scenario:measure}":{"values":{"avg":10,"p(95)":20,"count":4}},"late_arrivals{scenario:measure}":{"values":{"count":1}},"cross_tenant_hits":{"values":{"count":0}}}}
+JSON
+printf '1000,10,measure,odd\n1500,12,measure,even\n2100,8,measure,odd\n2200,10,measure,\n500,99,warmup,\n' > "$POINTS_FILE"
+exit "\${FAKE_EXIT:-0}"
+`);
+  chmodSync(bin, 0o755);
+  return bin;
+}
+
+test('runLoad: locust -f <locustfile> headless, its summary and points read; 0 and 99 accepted, others a one-line error', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'load-'));
+  const locust = fakeLocust(dir);
+  const workload = { model: 'closed', vus: 2, ramp_up: '0s', warmup: '0s', measure: '2s', ramp_up_s: 0, warmup_s: 0, measure_s: 2 };
+  const out = await runLoad({ locust, script: locustfile('experiment'), esUrl: 'http://127.0.0.1:1', workload, tenants: [{ id: 's1', set: 'odd' }], dir, runId: 'r1' });
+  assert.deepEqual(readFileSync(join(dir, 'args'), 'utf8').trim().split('\n'), ['-f', locustfile('experiment'), '--headless', '--only-summary', '--skip-log-setup']);
+  const env = readFileSync(join(dir, 'env'), 'utf8');
+  for (const kv of [`POINTS_FILE=${join(dir, 'points.csv')}`, 'LOAD_METRICS_PORT=0', `TENANTS_FILE=${join(dir, 'tenants.json')}`, 'VUS=2', 'RUN_ID=r1']) assert.ok(env.split('\n').includes(kv), kv);
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'tenants.json'), 'utf8')), [{ id: 's1', set: 'odd' }]);
+  assert.equal(out.exitCode, 0);
+  assert.deepEqual([out.figures.requests, out.figures.p95_ms, out.figures.late_arrivals], [4, 20, 1]);
+  assert.deepEqual(out.timeline.map((p) => [p.t_s, p.rps]), [[0, 2], [1, 2]]);
+  assert.deepEqual(Object.keys(out.timelineBySet), ['odd', 'even']);
+  assert.equal(out.t0, 1000);
+  assert.equal(out.crossTenantHits, 0);
+  assert.ok('loadCpuSeconds' in out && !('k6CpuSeconds' in out));
+
+  assert.equal((await runLoad({ locust, script: locustfile('experiment'), esUrl: 'u', workload, dir, runId: 'r2', extraEnv: { FAKE_EXIT: '99' } })).exitCode, 99, 'a breached threshold: the figures still count');
+  await assert.rejects(runLoad({ locust, script: locustfile('experiment'), esUrl: 'http://127.0.0.1:1', workload, dir, runId: 'r3', extraEnv: { FAKE_EXIT: '2' } }),
+    (err) => err.name === 'RunError' && err.message === 'locust exited with status 2: error: the lab does not answer at http://127.0.0.1:1');
+  await assert.rejects(runLoad({ locust: join(dir, 'no-such-locust'), script: locustfile('experiment'), esUrl: 'u', workload, dir, runId: 'r4' }), /^RunError: locust exited with status 127: .*ENOENT/);
+});
 
 test('ES stats window: per-query times, rejections, GC, CPU per node', () => {
   const node = (q, qms, f, fms, rej, gc, cpu) => ({ query: q, queryMs: qms, fetch: f, fetchMs: fms, rejected: rej, gcMs: gc, cpuMs: cpu });
@@ -94,7 +195,7 @@ test('too little disk for the dataset is refused with one line; enough passes', 
   assert.throws(() => diskVerdict({ documents: 1, variants, freeBytes: [] }), /too little disk/);
 });
 
-test('store halves: each tenant carries its half; k6 submetrics per half and per burst phase -> by_set', () => {
+test('store halves: each tenant carries its half; submetrics per half and per burst phase -> by_set', () => {
   const n = layoutNames('r1', { name: 'g', indices: 2, assign: 'odd-even' }, tenants);
   assert.deepEqual(n.tenants.map((t) => t.set), ['odd', 'even', 'odd', 'even', 'odd']);
   const d = (avg, p95, count) => ({ values: { avg, 'p(95)': p95, count } });
@@ -113,15 +214,15 @@ test('store halves: each tenant carries its half; k6 submetrics per half and per
   assert.equal(figuresOf({ metrics: { 'http_reqs{scenario:measure}': { values: { count: 1 } } } }, 1).by_set, undefined);
 });
 
-test('timelines per store half from the store_set tag', async () => {
+test('timelines per store half from the store_set column', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'exp-'));
-  const point = (ms, value, set) => JSON.stringify({ type: 'Point', metric: 'http_req_duration', data: { time: new Date(ms).toISOString(), value, tags: { scenario: 'measure', store_set: set } } });
   const t = Date.UTC(2026, 0, 1);
-  writeFileSync(join(dir, 's.json'), [point(t, 10, 'odd'), point(t + 100, 30, 'even'), point(t + 1100, 20, 'even')].join('\n'));
-  const { all, bySet } = await timelinesOf(join(dir, 's.json'));
+  writeFileSync(join(dir, 'points.csv'), [`${t},10,measure,odd`, `${t + 100},30,measure,even`, `${t + 1100},20,measure,even`, `${t + 1200},500,measure,target`].join('\n'));
+  const { all, bySet, points } = await timelinesOf(join(dir, 'points.csv'));
   assert.equal(all.length, 2);
   assert.deepEqual(bySet.odd, [{ t_s: 0, rps: 1, avg_ms: 10, p95_ms: 10 }]);
   assert.deepEqual(bySet.even.map((p) => [p.t_s, p.avg_ms]), [[0, 30], [1, 20]]);
+  assert.deepEqual(points.at(-1), [t + 1200, 500, 'target'], 'the burst store\'s own requests are points too (the closed loop leaves them out)');
 });
 
 test('group spread: one group per index, each deep enough for the copies', () => {

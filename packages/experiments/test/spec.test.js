@@ -118,7 +118,7 @@ const cases = [
   ['published metric', (d) => { d.source.published = { a: { avg: 1 } }; }, 'source.published.a.avg: not a metric name (e.g. avg_ms, p95_ms, throughput_rps; the README lists the names)'],
   ['published figure', (d) => { d.source.published = { a: { avg_ms: 'fast' } }; }, 'source.published.a.avg_ms: must be a number from 0 (got "fast")'],
   ['scenario', (d) => { d.workload = { scenario: 'browse' }; }, 'workload.scenario: must be one of storefront, replay, ingest, many-shards (got "browse")'],
-  ['duration', (d) => { d.workload = { measure: '2 min' }; }, 'workload.measure: must be a k6 duration like 30s, 2m or 1m30s (got "2 min")'],
+  ['duration', (d) => { d.workload = { measure: '2 min' }; }, 'workload.measure: must be a duration like 30s, 2m or 1m30s (got "2 min")'],
   ['measure 0', (d) => { d.workload = { measure: '0s' }; }, 'workload.measure: must be longer than 0s (got "0s")'],
   ['rate in a closed model', (d) => { d.workload = { rate: 20 }; }, 'workload.rate: only for model: open (got 20); a closed model takes vus and think_ms'],
   ['open without rate', (d) => { d.workload = { model: 'open' }; }, 'workload.rate: missing (model: open needs a rate in requests/s)'],

@@ -1,9 +1,10 @@
 // The write workload of the ingest experiments (workload.scenario: ingest): per repetition a new,
 // empty index with the variant's settings (shards, replicas, refresh interval, index group) and
-// the document profile's explicit mapping; k6-scripts/ingest.js sends bulks of a set size from a
-// set number of clients spread over the index group's data nodes; the figures are the guidance's
-// (documents/s, bulk operations/s, average and p95 bulk response time, errors) with what
-// Elasticsearch did meanwhile (indexing, merges, refreshes, segments, the write thread pool).
+// the document profile's explicit mapping; the load engine (traffic/ingest.py) sends bulks of a
+// set size from a set number of clients spread over the index group's data nodes; the figures
+// are the guidance's (documents/s, bulk operations/s, average and p95 bulk response time,
+// errors) with what Elasticsearch did meanwhile (indexing, merges, refreshes, segments, the
+// write thread pool).
 // After the window, every document the clients saw acknowledged must be in the index: a run
 // that lost one is not a measurement.
 import { writeFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { bulkBodies, loadDocumentProfile } from 'tenantlab-seed-data/src/generat
 import { RunError } from './errors.js';
 
 // Distinct bodies the clients take turns over: enough that no two clients send the same bulk at
-// the same moment, few enough to make (40 x 1,000 log events is about 25 MB in k6's memory)
+// the same moment, few enough to make (40 x 1,000 log events is about 25 MB in the generator's memory)
 export const BODY_POOL = 40;
 
 /** The index of one repetition (round 0: the warm-up pass), under the run's prefix. */
@@ -21,7 +22,7 @@ export const ingestIndexName = (runId, variant, round) => experimentIndexName(ru
 
 /**
  * The bulk bodies of a run, written once into `dir` (bulk-000.ndjson, ...) for every repetition's
- * k6 (k6-scripts/ingest.js: BODIES_DIR, BODIES_COUNT). -> { profile, count, bytes }
+ * load (traffic/ingest.py: BODIES_DIR, BODIES_COUNT). -> { profile, count, bytes }
  */
 export function writeBodies(dir, { profile, seed, docsPerBulk, bodies = BODY_POOL }) {
   const p = loadDocumentProfile(profile);
@@ -46,7 +47,7 @@ export async function createIngestIndex(client, { index, variant, mapping, group
 
 const r2 = (v) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
 
-/** The measured window's figures from k6-scripts/ingest.js's summary. */
+/** The measured window's figures from traffic/ingest.py's summary (k6's key shape). */
 export function ingestFiguresOf(summary, measureSeconds) {
   const m = summary.metrics;
   const count = (name) => m[`${name}{scenario:measure}`]?.values?.count ?? 0;
@@ -76,7 +77,7 @@ export function ingestFiguresOf(summary, measureSeconds) {
   };
 }
 
-/** Every document acknowledged over the whole k6 run (warm-up included): what the index must hold. */
+/** Every document acknowledged over the whole load run (warm-up included): what the index must hold. */
 export function acknowledgedOf(summary) {
   const v = summary.metrics.docs_indexed?.values?.count ?? 0;
   const failed = summary.metrics.docs_failed?.values?.count ?? 0;

@@ -5,7 +5,7 @@
 //   - during each measured window a watcher polls the allocator (GET /hot, GET /jobs) and keeps
 //     when the burst store was first flagged, with the evidence, and the move's start and end;
 //   - after the window, the burst store goes back to its group, so every repetition starts alike;
-//   - the figures (isolationFigures) come from k6's own points: the neighbours' p95 before the
+//   - the figures (isolationFigures) come from the load engine's own points (POINTS_FILE): the neighbours' p95 before the
 //     burst, during it until the move ended, and after the move, and the loop's times.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -147,7 +147,7 @@ const p95 = (xs) => {
 const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
 
 /**
- * The loop's figures from k6's points ([epoch ms, duration ms, store set]) and the watcher:
+ * The loop's figures from the load engine's points ([epoch ms, duration ms, store set]) and the watcher:
  *   neighbours = the burst store's group (odd set, the store itself excluded), others = even;
  *   before = measure start .. burst start; during = burst start .. the move's end; after = the
  *   move's end + settle .. the window's end. Without auto-isolation (`auto` false: the baseline)

@@ -1,7 +1,7 @@
 // The many-shards workload (workload.scenario: many-shards), after Elastic's nightly many-shards
-// benchmark: per repetition, k6-scripts/many-shards.js's clients create the variant's `indices`
-// indices of one primary and no replica (the document profile's mapping), each with
-// docs_per_index documents right after it is made. The figures: indices created per second,
+// benchmark: per repetition, the load engine's clients (traffic/many_shards.py) create the
+// variant's `indices` indices of one primary and no replica (the document profile's mapping),
+// each with docs_per_index documents right after it is made. The figures: indices created per second,
 // the creation latency, and what holding them costs the cluster: the cluster state's size, the
 // master's heap (deepest seen) and GC time, the deepest pending-task queue. After the run every
 // acknowledged document is counted in the indices (none lost), then they are all deleted.
@@ -63,7 +63,7 @@ export function masterSampler(client, everyMs = 1000) {
 
 const r2 = (v) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
 
-/** The run's figures from k6-scripts/many-shards.js's summary (its whole run is the window). */
+/** The run's figures from traffic/many_shards.py's summary (k6's key shape; its whole run is the window). */
 export function manyShardsFiguresOf(summary) {
   const m = summary.metrics;
   const count = (name) => m[`${name}{scenario:measure}`]?.values?.count ?? 0;

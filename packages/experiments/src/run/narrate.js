@@ -1,9 +1,10 @@
 // The terminal story of a closed-loop repetition (make demo): every few seconds the burst
-// store's neighbours' p95 over the last 5 s against before the burst (from k6's output as it is
-// written), the other group's, each group's latency as the allocator sees it against its
+// store's neighbours' p95 over the last 5 s against before the burst (from the load engine's
+// points file as it is written), the other group's, each group's latency as the allocator sees it against its
 // objective; and once each, the moments that matter: the burst, the flag with its evidence, the
 // move starting and ending. Plain lines, so it reads the same on a terminal and in a CI log.
 import { closeSync, openSync, readSync } from 'node:fs';
+import { measuredPoint } from './workload.js';
 
 const p95 = (xs) => {
   if (!xs.length) return null;
@@ -11,8 +12,12 @@ const p95 = (xs) => {
   return Math.round(s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]);
 };
 
-/** Reads the lines k6 appended to `file` since the last call; keeps measured request points. */
-function follower(file) {
+/** (exported for the tests)
+ * Reads the lines the load engine appended to its points file (POINTS_FILE: `epoch_ms,
+ * duration_ms,scenario,store_set`) since the last call; keeps the measured requests'
+ * [epoch ms, duration ms, store set]. A line still being written waits for the next call.
+ */
+export function follower(file) {
   let offset = 0;
   let rest = '';
   const points = [];
@@ -34,10 +39,8 @@ function follower(file) {
           const lines = (rest + buf.toString('utf8', 0, n)).split('\n');
           rest = lines.pop();
           for (const line of lines) {
-            if (!line.includes('"http_req_duration"') || !line.includes('"Point"')) continue;
-            const p = JSON.parse(line);
-            if (p.data?.tags?.scenario !== 'measure') continue;
-            points.push([Date.parse(p.data.time), p.data.value, p.data.tags.store_set ?? null]);
+            const p = measuredPoint(line);
+            if (p) points.push(p);
           }
         }
       } finally {
@@ -47,9 +50,9 @@ function follower(file) {
   };
 }
 
-export function narrator({ log, samplesFile, target, groups, burst, measureS, everyMs = 3000 }) {
-  const burstS = Math.round(burst.from * measureS); // as workload.js rounds it for k6
-  const f = follower(samplesFile);
+export function narrator({ log, pointsFile, target, groups, burst, measureS, everyMs = 3000 }) {
+  const burstS = Math.round(burst.from * measureS); // as workload.js rounds it for the load engine
+  const f = follower(pointsFile);
   let t0 = null;
   let lastLine = 0;
   const told = new Set();

@@ -1,0 +1,45 @@
+// The shoppers' side of a group's health: the load's p95 per index group while a run is scraped
+// by Prometheus (make load, make demo: the Locust engine, traffic/, serves the histogram
+// tenantlab_load_request_duration_seconds, labelled index_group, and Prometheus scrapes it every
+// 5 s as job `load`). Shown beside the probe search, not judged on: it exists only while a run
+// lasts. Prometheus is optional: when it does not answer, or no run was scraped in the last 30 s,
+// there is no figure (null).
+//
+// Which requests: the neighbours', since what a group's shoppers feel is the point (a noisy
+// tenant's own slow pages say nothing about the harm it does, and would hide it: a crawler's many
+// requests would make the p95 its own). Left out: scenario `bot` (make load-bot, the crawler) and
+// `burst` (an experiment's noisy burst); `writes` and `resubmit` (bulk indexing: another request,
+// another latency, mixed in it would move the p95 with the write rate); index_group `none`
+// (requests to no tenant). Every outcome counts: a failed search is felt too. The same selection
+// as the recording rule index_group:tenantlab_load_request_duration_seconds:p95_1m
+// (prometheus/rules/tenantlab-recording.yml), over 30 s instead of 1 m to follow a burst.
+//
+// The histogram's p95 is interpolated inside its bucket (buckets .0025 ... 30 s): exact enough to
+// compare groups and to see a burst, not to the millisecond. A group with no such request in the
+// window is NaN, and a p95 past the last bucket +Inf: both are no figure.
+
+/** Shoppers' p95 per group over the last 30 s of the load's histogram (seconds). */
+export const LOAD_P95_QUERY = 'histogram_quantile(0.95, sum by (index_group, le) (rate(tenantlab_load_request_duration_seconds_bucket{index_group!="none", scenario!~"bot|burst|writes|resubmit"}[30s])))';
+
+/** Map group -> load p95 in ms; empty when there is no Prometheus URL, no answer or no run. */
+export async function loadP95ByGroup(prometheusUrl, { timeoutMs = 2000 } = {}) {
+  if (!prometheusUrl) return new Map();
+  try {
+    const res = await fetch(`${prometheusUrl.replace(/\/+$/, '')}/api/v1/query?query=${encodeURIComponent(LOAD_P95_QUERY)}`, { signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) return new Map();
+    return parseLoadP95(await res.json());
+  } catch {
+    return new Map();
+  }
+}
+
+/** Prometheus' instant-query answer -> Map group -> ms (one decimal); NaN and +Inf left out. */
+export function parseLoadP95(body) {
+  const out = new Map();
+  for (const r of body?.data?.result ?? []) {
+    const group = r.metric?.index_group;
+    const seconds = Number(r.value?.[1]);
+    if (group && group !== 'none' && Number.isFinite(seconds)) out.set(group, Math.round(seconds * 10000) / 10);
+  }
+  return out;
+}

@@ -1,0 +1,23 @@
+"""Settings (lib/config.py): durations as make load and the experiment specs write them; the
+loopback-only rule."""
+import pytest
+
+from lib.config import ConfigError, checked_url, seconds
+
+
+def test_durations():
+    assert seconds("45s") == 45 and seconds("2m") == 120 and seconds("1h30m") == 5400
+    assert seconds("500ms") == 0.5 and seconds("1.5s") == 1.5
+    for bad in ("", "forever", "5", "-1s", "1d"):
+        with pytest.raises(ConfigError):
+            seconds(bad)
+
+
+def test_loopback_only():
+    assert checked_url("ES_URL", "http://127.0.0.1:9200/") == "http://127.0.0.1:9200"
+    assert checked_url("ES_URL", "http://es-master:9200") == "http://es-master:9200"
+    for bad in ("http://10.1.2.3:9200", "http://example.com:9200", "ftp://127.0.0.1"):
+        with pytest.raises(ConfigError):
+            checked_url("ES_URL", bad)
+    # an external cluster the user named: anywhere
+    assert checked_url("ES_URL", "https://search.example.com:9243", external=True)
