@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Renders k8s/generated/ from lab.env's topology (packages/contract/src/topology.js): the lab on
-// Kubernetes through ECK (Elastic Cloud on Kubernetes) and the k6-operator, both installed by the
-// user. One Elasticsearch resource with a nodeSet per index group, Kibana, the allocator, the
-// elasticsearch_exporter with Prometheus and its scrape config, and a k6-operator TestRun for
-// the storefront load. The files are committed, like compose/nodes.generated.yml: a user reads
-// what is applied; `make render CHECK=1`, `make k8s CHECK=1` and tests/static/k8s.bats fail
-// while they are stale. k8s/README.md says how to apply them.
+// Kubernetes through ECK (Elastic Cloud on Kubernetes), installed by the user. One Elasticsearch
+// resource with a nodeSet per index group, Kibana, the allocator, the elasticsearch_exporter with
+// Prometheus and its scrape config, and the storefront load as Locust distributed (a master and
+// K8S_LOAD_WORKERS workers, the locustfiles of traffic/ in ConfigMaps). The files are committed,
+// like compose/nodes.generated.yml: a user reads what is applied; `make render CHECK=1`,
+// `make k8s CHECK=1` and tests/static/k8s.bats fail while they are stale (traffic/'s Python files
+// are rendered into the ConfigMaps, so an edit there makes them stale too). k8s/README.md says how
+// to apply them.
 //
 //   node k8s/render.mjs           write the files (only those whose text changes; a file no
 //                                 longer rendered is removed)
@@ -154,7 +156,7 @@ export function k8sSettings(env, { file = 'lab.env' } = {}) {
     writeQueue: Number(need('ES_WRITE_QUEUE', /^-?[0-9]+$/, 'want a number of queued writes, e.g. 10000')),
     watermarks: ['LOW', 'HIGH', 'FLOOD'].map((w) => need(`ES_DISK_WATERMARK_${w}`, null, 'a disk watermark, e.g. 2gb')),
     allocatorImage: need('K8S_ALLOCATOR_IMAGE', IMAGE, 'want an image reference with a tag, e.g. tenantlab/allocator:0.1.0'),
-    k6RunnerImage: need('K8S_K6_RUNNER_IMAGE', IMAGE, 'want an image reference with a tag, e.g. tenantlab/k6-runner:1.8.1'),
+    locustImage: need('K8S_LOCUST_IMAGE', IMAGE, 'want an image reference with a tag, e.g. tenantlab/locust:2.47.0'),
     exporterImage: `${need('K8S_ES_EXPORTER_IMAGE', IMAGE, 'want an image name, e.g. quay.io/prometheuscommunity/elasticsearch-exporter')}:v${need('ES_EXPORTER_VERSION', /^[0-9.]+$/, 'want a version like 1.11.0')}`,
     prometheusImage: `${need('PROMETHEUS_IMAGE', IMAGE, 'want an image name, e.g. prom/prometheus')}:${need('PROMETHEUS_VERSION', /^v[0-9.]+$/, 'want a tag like v2.42.0')}`,
     prometheusRetention: need('PROMETHEUS_RETENTION', /^[0-9]+[smhdwy]$/, 'want a duration like 2d'),
@@ -162,10 +164,11 @@ export function k8sSettings(env, { file = 'lab.env' } = {}) {
     allocatorPort: port('ALLOCATOR_PORT'),
     exporterPort: port('ES_EXPORTER_PORT'),
     prometheusPort: port('PROMETHEUS_PORT'),
+    loadMetricsPort: port('LOAD_METRICS_PORT'),
     indexPrefix: need('ALLOCATOR_INDEX_PREFIX', /^[a-z0-9][a-z0-9_-]*$/, 'want an index name prefix, e.g. tenantlab-'),
-    k6Parallelism: Number(need('K8S_K6_PARALLELISM', /^[1-9][0-9]*$/, 'want the number of k6 runner pods, e.g. 2')),
-    k6Rate: need('K8S_K6_RATE', /^([0-9]+\.?[0-9]*|\.[0-9]+)$/, 'want the storefront\'s page views per second over all runners, e.g. 20'),
-    k6Duration: need('K8S_K6_DURATION', /^([0-9]+h)?([0-9]+m)?([0-9]+s)?$/, 'want a duration like 30s, 5m, 1h'),
+    loadWorkers: Number(need('K8S_LOAD_WORKERS', /^[1-9][0-9]*$/, 'want the number of Locust worker pods, e.g. 2')),
+    loadRate: need('K8S_LOAD_RATE', /^([0-9]+\.?[0-9]*|\.[0-9]+)$/, 'want the storefront\'s page views per second over all workers, e.g. 20'),
+    loadDuration: need('K8S_LOAD_DURATION', /^([0-9]+h)?([0-9]+m)?([0-9]+s)?$/, 'want a duration like 30s, 5m, 1h'),
   };
 }
 
@@ -351,7 +354,7 @@ function allocator(model, s) {
       { name: 'ALLOCATOR_ES_URL', value: esUrl(s) },
       { name: 'ALLOCATOR_PORT', value: String(s.allocatorPort) },
       { name: 'ALLOCATOR_LISTEN_HOST', value: '0.0.0.0' },
-      // k6's p95 per group beside the probe, while a TestRun streams there
+      // the load's p95 per group beside the probe, while the Locust workers run (job `load`)
       { name: 'ALLOCATOR_PROMETHEUS_URL', value: `http://prometheus:${s.prometheusPort}` },
       { name: 'ALLOCATOR_INDEX_PREFIX', value: s.indexPrefix },
       { name: 'LAB_GROUP_ATTR', value: model.groupAttr },
@@ -381,16 +384,56 @@ export function prometheusConfig(template, values) {
   });
 }
 
+// The Locust workers' headless Service: one DNS A record per worker pod
+const WORKERS = 'locust-worker';
+const workersDns = (s) => `${WORKERS}.${s.namespace}.svc`;
+
+/**
+ * The rendered config with the `load` job's static_configs replaced by DNS discovery of the
+ * workers' headless Service: on Kubernetes the load is K8S_LOAD_WORKERS pods, each with its own
+ * /metrics, where the other runtimes have one process at one address. A static target naming the
+ * Service would reach one pod per scrape, a different one each time, mixing their counters. A
+ * line edit, so the template's text (comments, scrape_interval) stays as written. Throws when the
+ * template has no `load` job with static_configs (prometheus/prometheus.yml.tmpl).
+ */
+export function withLoadDiscovery(promYml, names, port) {
+  const lines = promYml.split('\n');
+  const indent = (l) => l.length - l.trimStart().length;
+  const content = (l) => l.trim() !== '' && !l.trimStart().startsWith('#');
+  const job = lines.findIndex((l) => /^\s*- job_name: *['"]?load['"]? *(#.*)?$/.test(l));
+  if (job === -1) throw new Error('prometheus/prometheus.yml.tmpl: no scrape job `load` (the running load\'s /metrics)');
+  const item = indent(lines[job]);
+  let end = job + 1;
+  while (end < lines.length && !(content(lines[end]) && indent(lines[end]) <= item)) end += 1;
+  const key = item + 2;
+  const at = lines.findIndex((l, i) => i > job && i < end && indent(l) === key && /^\s*static_configs: *$/.test(l));
+  if (at === -1) throw new Error('prometheus/prometheus.yml.tmpl: the `load` job has no static_configs to replace');
+  let stop = at + 1;
+  while (stop < end && (!content(lines[stop]) || indent(lines[stop]) > key || (indent(lines[stop]) === key && lines[stop].trimStart().startsWith('- ')))) stop += 1;
+  // blank or comment lines before the job's next key stay where they are
+  while (stop > at + 1 && !content(lines[stop - 1])) stop -= 1;
+  const pad = ' '.repeat(key);
+  lines.splice(at, stop - at,
+    `${pad}# Kubernetes (k8s/render.mjs): every Locust worker pod, the A records of a headless Service`,
+    `${pad}dns_sd_configs:`,
+    `${pad}  - names: ['${names}']`,
+    `${pad}    type: A`,
+    `${pad}    port: ${port}`);
+  return lines.join('\n');
+}
+
 function observability(s, promDir) {
   const template = readFileSync(join(promDir, 'prometheus.yml.tmpl'), 'utf8');
   const rulesDir = '/etc/prometheus/rules';
-  const promYml = prometheusConfig(template, {
+  const promYml = withLoadDiscovery(prometheusConfig(template, {
     SCRAPE_INTERVAL: s.scrapeInterval,
     RULES_DIR: rulesDir,
     PROMETHEUS_TARGET: `localhost:${s.prometheusPort}`,
     ES_EXPORTER_TARGET: `es-exporter:${s.exporterPort}`,
     ALLOCATOR_TARGET: `allocator:${s.allocatorPort}`,
-  });
+    // replaced by the workers' discovery just below
+    LOAD_TARGET: `${WORKERS}:${s.loadMetricsPort}`,
+  }), workersDns(s), s.loadMetricsPort);
   const rules = {};
   for (const f of readdirSync(join(promDir, 'rules')).filter((x) => x.endsWith('.yml')).sort()) {
     rules[f] = readFileSync(join(promDir, 'rules', f), 'utf8');
@@ -423,7 +466,6 @@ function observability(s, promDir) {
       '--storage.tsdb.path=/prometheus',
       `--storage.tsdb.retention.time=${s.prometheusRetention}`,
       `--web.listen-address=:${s.prometheusPort}`,
-      '--web.enable-remote-write-receiver',
       '--log.level=warn',
     ],
     ports: [{ name: 'http', containerPort: s.prometheusPort }],
@@ -444,7 +486,7 @@ function observability(s, promDir) {
       kind: 'ConfigMap',
       metadata: meta('prometheus-config', s),
       data: { 'prometheus.yml': promYml },
-    }, { apiVersion: 'Prometheus scrapes the exporter and the allocator: prometheus/prometheus.yml.tmpl, the one template of both runtimes, with the Services as targets' }),
+    }, { apiVersion: 'Prometheus scrapes the exporter, the allocator and the Locust workers: prometheus/prometheus.yml.tmpl, the one template of every runtime, with the Services as targets (the workers: every pod of their headless Service)' }),
     note({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -458,43 +500,136 @@ function observability(s, promDir) {
         { name: 'rules', configMap: { name: 'prometheus-rules' } },
         { name: 'data', emptyDir: {} },
       ],
-    }, { apiVersion: 'Prometheus (PROMETHEUS_IMAGE:PROMETHEUS_VERSION), a lab\'s: samples kept PROMETHEUS_RETENTION in an emptyDir; k6 remote-writes into it' }),
+    }, { apiVersion: 'Prometheus (PROMETHEUS_IMAGE:PROMETHEUS_VERSION), a lab\'s: samples kept PROMETHEUS_RETENTION in an emptyDir' }),
     service('prometheus', s.prometheusPort, s),
   ];
 }
 
-function testRun(s) {
-  return note({
-    apiVersion: 'k6.io/v1alpha1',
-    kind: 'TestRun',
-    metadata: meta('storefront', s),
-    spec: note({
-      parallelism: s.k6Parallelism,
-      script: { localFile: '/scripts/storefront.js' },
-      arguments: '--out experimental-prometheus-rw --tag testid=storefront',
-      runner: {
-        image: s.k6RunnerImage,
-        env: [
-          { name: 'ES_URL', value: esUrl(s) },
-          { name: 'ES_EXTERNAL', value: '1' },
-          ...connectionEnv(s),
-          { name: 'SSL_CERT_FILE', value: `${CA_DIR}/ca.crt` },
-          { name: 'ALLOCATOR_URL', value: `http://allocator:${s.allocatorPort}` },
-          { name: 'RATE', value: s.k6Rate },
-          { name: 'DURATION', value: s.k6Duration },
-          { name: 'K6_NO_USAGE_REPORT', value: 'true' },
-          { name: 'K6_PROMETHEUS_RW_SERVER_URL', value: `http://prometheus:${s.prometheusPort}/api/v1/write` },
-          { name: 'K6_PROMETHEUS_RW_TREND_STATS', value: 'p(95),p(99),avg' },
+// A ConfigMap holds at most 1 MiB (the API server refuses more)
+const CONFIGMAP_MAX = 1024 * 1024;
+
+/** traffic/'s Python files as ConfigMap data: the locustfiles (traffic/*.py) and their library
+ * (traffic/lib/*.py), { name: text } each, in name order. The storefront's locustfile must be there. */
+export function trafficFiles(dir) {
+  const py = (d) => (existsSync(d) ? readdirSync(d).filter((f) => f.endsWith('.py')).sort() : []);
+  const read = (d) => Object.fromEntries(py(d).map((f) => [f, readFileSync(join(d, f), 'utf8')]));
+  const files = { locustfiles: read(dir), lib: read(join(dir, 'lib')) };
+  const shown = relative(root, dir) || dir;
+  if (!files.locustfiles['storefront.py']) throw new TopologyError(shown, 'no storefront.py: the Kubernetes load runs it (k8s/generated/load/)');
+  for (const [what, data] of Object.entries(files)) {
+    const size = Object.entries(data).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0);
+    if (size > CONFIGMAP_MAX) throw new TopologyError(shown, `the ${what} are ${size} bytes, over a ConfigMap's 1 MiB`);
+  }
+  return files;
+}
+
+const TRAFFIC_DIR = '/traffic';
+
+/**
+ * The storefront load as Locust distributed: traffic/'s locustfiles and library in two ConfigMaps,
+ * a master (web UI, the workers' rendezvous) and K8S_LOAD_WORKERS workers running the same
+ * locustfile, each serving /metrics for Prometheus' job `load` through a headless Service.
+ */
+function load(s, traffic) {
+  const master = 'locust-master';
+  const uiPort = 8089;
+  const masterPort = 5557;
+  const configMap = (name, data, why) => note({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: meta(name, s),
+    data,
+  }, { apiVersion: why });
+  // As traffic/run.sh runs Locust for RUNTIME=external: the cluster's URL, ES_EXTERNAL=1, ECK's
+  // elastic user (ES_USERNAME/ES_PASSWORD, a Basic header) and its HTTP CA as a file
+  const env = [
+    { name: 'ES_URL', value: esUrl(s) },
+    { name: 'ES_EXTERNAL', value: '1' },
+    ...connectionEnv(s),
+    { name: 'ALLOCATOR_URL', value: `http://allocator:${s.allocatorPort}` },
+    { name: 'RUN_ID', value: 'storefront' },
+    { name: 'RATE', value: s.loadRate },
+    { name: 'DURATION', value: s.loadDuration },
+    // the ConfigMaps are read-only
+    { name: 'PYTHONDONTWRITEBYTECODE', value: '1' },
+  ];
+  // One volume for both ConfigMaps: a ConfigMap has no folders, and a second volume mounted
+  // inside the first one's read-only mount could not create its mount point; projected, the
+  // library lands in /traffic/lib, where the locustfiles import it from (`from lib import ...`)
+  const trafficVolume = {
+    name: 'traffic',
+    projected: {
+      sources: [
+        { configMap: { name: 'locustfiles' } },
+        { configMap: { name: 'locust-lib', items: Object.keys(traffic.lib).map((key) => ({ key, path: `lib/${key}` })) } },
+      ],
+    },
+  };
+  const trafficMount = { name: 'traffic', mountPath: TRAFFIC_DIR, readOnly: true };
+  const locustfile = `${TRAFFIC_DIR}/storefront.py`;
+  const masterContainer = note({
+    name: 'locust',
+    image: s.locustImage,
+    args: ['-f', locustfile, '--master', '--autostart', `--expect-workers=${s.loadWorkers}`, `--web-port=${uiPort}`, `--master-bind-port=${masterPort}`],
+    ports: [{ name: 'http', containerPort: uiPort }, { name: 'master', containerPort: masterPort }],
+    env: [...env, { name: 'LOAD_METRICS_PORT', value: '0' }],
+    volumeMounts: [trafficMount, caMount],
+    readinessProbe: httpProbe('/'),
+  }, {
+    args: 'The storefront\'s LoadTestShape starts once K8S_LOAD_WORKERS workers have connected (--autostart: the web UI stays up, so the run ends without the pod ending, and the Deployment does not start it again)',
+    env: 'The requests, and their /metrics, are the workers\'; the master serves none (LOAD_METRICS_PORT=0)',
+  });
+  const workerContainer = note({
+    name: 'locust',
+    image: s.locustImage,
+    args: ['-f', locustfile, '--worker', `--master-host=${master}`, `--master-port=${masterPort}`],
+    ports: [{ name: 'metrics', containerPort: s.loadMetricsPort }],
+    env: [
+      ...env,
+      { name: 'LOAD_RATE_SHARE', value: String(1 / s.loadWorkers) },
+      { name: 'LOAD_METRICS_HOST', value: '0.0.0.0' },
+      { name: 'LOAD_METRICS_PORT', value: String(s.loadMetricsPort) },
+    ],
+    volumeMounts: [trafficMount, caMount],
+  }, {
+    env: 'RATE is the total over the workers: each dispatches RATE x LOAD_RATE_SHARE (1/K8S_LOAD_WORKERS)',
+  });
+  const volumes = [trafficVolume, caVolume(s)];
+  const masterDeployment = deployment(master, s, { containers: [masterContainer], volumes }, {
+    apiVersion: `The Locust master (K8S_LOCUST_IMAGE): web UI on ${uiPort} (kubectl port-forward service/${master} ${uiPort}), the workers connect on ${masterPort}`,
+  });
+  const workerDeployment = deployment(WORKERS, s, { containers: [workerContainer], volumes }, {
+    apiVersion: 'The Locust workers: they send the requests, each serving its /metrics for Prometheus\' job `load`',
+  });
+  workerDeployment.spec.replicas = s.loadWorkers;
+  return [
+    configMap('locustfiles', traffic.locustfiles, 'traffic/*.py, the locustfiles, at /traffic'),
+    configMap('locust-lib', traffic.lib, 'traffic/lib/*.py, the locustfiles\' library, at /traffic/lib'),
+    masterDeployment,
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: meta(master, s),
+      spec: {
+        selector: labels(master, s),
+        ports: [
+          { name: 'http', port: uiPort, targetPort: 'http' },
+          { name: 'master', port: masterPort, targetPort: 'master' },
         ],
-        volumeMounts: [caMount],
-        volumes: [caVolume(s)],
       },
-    }, {
-      parallelism: 'K8S_K6_PARALLELISM runner pods share the scenario (k6 execution segments): RATE is the total over them',
-      script: 'k6-scripts/ at /scripts in the runner image (k8s/k6-runner.Dockerfile), with packages/contract beside it for the scripts\' imports',
-      runner: 'As k6-scripts/run.sh runs k6 for RUNTIME=external: ES_EXTERNAL=1, the CA through Go\'s SSL_CERT_FILE; the credentials as the connection variables, from ECK\'s secret',
-    }),
-  }, { apiVersion: 'The storefront load, distributed: apply it once the lab is seeded (k8s/README.md)' });
+    },
+    workerDeployment,
+    note({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: meta(WORKERS, s),
+      spec: {
+        clusterIP: 'None',
+        selector: labels(WORKERS, s),
+        ports: [{ name: 'metrics', port: s.loadMetricsPort, targetPort: 'metrics' }],
+      },
+    }, { apiVersion: `Headless: ${workersDns(s)} resolves to every worker pod, each a target of Prometheus' job \`load\`` }),
+  ];
 }
 
 const HEADER = (what) => `GENERATED by k8s/render.mjs from lab.env (topology, versions, K8S_* keys): do not edit. \`make k8s\` rewrites and validates it; \`make render CHECK=1\` and tests/static/k8s.bats fail while it is stale. ${what}`;
@@ -503,9 +638,10 @@ const HEADER = (what) => `GENERATED by k8s/render.mjs from lab.env (topology, ve
  * The model, lab.env's values and prometheus/ -> { 'file.yaml': text } for k8s/generated/.
  * Throws TopologyError (one line naming the key) on what Kubernetes cannot run.
  */
-export function renderK8s(model, env, { file = 'lab.env', promDir = join(root, 'prometheus') } = {}) {
+export function renderK8s(model, env, { file = 'lab.env', promDir = join(root, 'prometheus'), trafficDir = join(root, 'traffic') } = {}) {
   const s = k8sSettings(env, { file });
   const sets = nodeSets(model, { file });
+  const traffic = trafficFiles(trafficDir);
   const cpuset = model.nodes.filter((n) => n.size.cpuset !== null).map((n) => `${n.key}_CPUSET`);
   return {
     '00-namespace.yaml': yamlStream([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: s.namespace, labels: { 'app.kubernetes.io/part-of': s.cluster } } }],
@@ -514,7 +650,7 @@ export function renderK8s(model, env, { file = 'lab.env', promDir = join(root, '
     '20-kibana.yaml': yamlStream([kibana(s)], HEADER('Kibana for the cluster, through ECK (elasticsearchRef).')),
     '30-allocator.yaml': yamlStream(allocator(model, s), HEADER(`The tenant allocator and its Service (ALLOCATOR_PORT). It reaches the cluster at ${esUrl(s)} as ECK's elastic user: ES_PASSWORD from the secret ${elasticUserSecret(s)}, ES_CA_CERT the HTTP CA of ${httpCaSecret(s)} mounted as a file.`)),
     '40-observability.yaml': yamlStream(observability(s, promDir), HEADER('The elasticsearch_exporter, Prometheus with its scrape config and rules, and their Services.')),
-    'load/storefront-testrun.yaml': yamlStream([testRun(s)], HEADER(`A k6-operator TestRun: the storefront scenario (k6-scripts/storefront.js) on K8S_K6_PARALLELISM runners. In its own folder: \`kubectl apply -f k8s/generated/\` does not start it; \`kubectl apply -f k8s/generated/load/\` does, once the lab has tenants.`)),
+    'load/storefront.yaml': yamlStream(load(s, traffic), HEADER(`The storefront load (traffic/storefront.py), Locust distributed: the locustfiles and their library (traffic/*.py, traffic/lib/*.py) as ConfigMaps, a master and K8S_LOAD_WORKERS workers (K8S_LOCUST_IMAGE), K8S_LOAD_RATE page views/s in all for K8S_LOAD_DURATION. In its own folder: \`kubectl apply -f k8s/generated/\` does not start it; \`kubectl apply -f k8s/generated/load/\` does, once the lab has tenants.`)),
   };
 }
 

@@ -156,11 +156,16 @@ if [[ "$runtime" == compose ]]; then
     mounts+=(-v "$LOG:/log/plan.ndjson:ro")
     env_args+=(-e LOG=/log/plan.ndjson -e LOG_SHOWN="$LOG_SHOWN")
   fi
-  ports=(-p "$LAB_BIND:$LOAD_METRICS_PORT:$LOAD_METRICS_PORT")
-  [[ "$ui" == 1 ]] && ports+=(-p "$LAB_BIND:$LOAD_UI_PORT:8089") && locust_args=(--autostart --autoquit 0 --web-host 0.0.0.0 --web-port 8089 --only-summary --loglevel WARNING)
+  # inside the container the metrics port is always 9646 (Prometheus scrapes locust:9646: the
+  # `run` container answers to the service name only with --use-aliases); published on LAB_BIND
+  ports=(-p "$LAB_BIND:$LOAD_METRICS_PORT:9646")
+  if [[ "$ui" == 1 ]]; then
+    ports+=(-p "$LAB_BIND:$LOAD_UI_PORT:8089")
+    locust_args=(--autostart --autoquit 0 --web-host 0.0.0.0 --web-port 8089 --only-summary --loglevel WARNING)
+  fi
   timeout --foreground --kill-after=15s "$bound" \
     "${dc[@]}" --project-directory "$LAB_ROOT" "${files[@]}" --env-file "$LAB_ENV_FILE" --profile load \
-    run --rm --no-TTY --no-deps --name "${COMPOSE_PROJECT_NAME:-tenantlab}-locust" --user "$(id -u):$(id -g)" "${ports[@]}" "${mounts[@]}" "${env_args[@]}" \
+    run --rm --no-TTY --no-deps --use-aliases --user "$(id -u):$(id -g)" "${ports[@]}" "${mounts[@]}" "${env_args[@]}" \
     locust -f "/traffic/$scenario.py" "${locust_args[@]}"
   rc=$?
 else

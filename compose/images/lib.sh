@@ -23,7 +23,7 @@ local_image() {
     elasticsearch) echo "$p/elasticsearch:$ES_VERSION" ;;
     prometheus) echo "$p/prometheus:$PROMETHEUS_VERSION" ;;
     es-exporter) echo "$p/elasticsearch-exporter:v${ES_EXPORTER_VERSION#v}" ;;
-    k6) echo "$p/k6:$K6_VERSION" ;;
+    locust) echo "$p/locust:$LOCUST_VERSION" ;;
     # the host's Node.js (the version the native runtime runs) on the Debian base
     node) echo "$p/node:$(node -p process.versions.node)-$LOCAL_BASE_SUITE" ;;
     # local-compose.yml names it too (compose reads no function)
@@ -41,7 +41,7 @@ use_lab_images() {
   export ES_IMAGE="$LOCAL_IMAGE_PREFIX/elasticsearch"
   export PROMETHEUS_IMAGE="$LOCAL_IMAGE_PREFIX/prometheus"
   export ES_EXPORTER_IMAGE="$LOCAL_IMAGE_PREFIX/elasticsearch-exporter"
-  export K6_IMAGE="$LOCAL_IMAGE_PREFIX/k6"
+  export LOCUST_IMAGE="$LOCAL_IMAGE_PREFIX/locust"
   NODE_IMAGE="$(local_image node)"
   export NODE_IMAGE
   export ES_CONFIG_FILE=elasticsearch.local.yml

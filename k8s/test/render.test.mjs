@@ -1,13 +1,16 @@
 // Unit tests of k8s/render.mjs's pure parts: the YAML writer (parsed back by the `yaml` package),
-// memory quantities, and the nodeSets the topology model gives, with their one-line refusals.
+// memory quantities, the nodeSets the topology model gives, with their one-line refusals, and the
+// Locust load (traffic/ as ConfigMaps, Prometheus' discovery of the workers).
 // Run by tests/static/k8s.bats: node --test k8s/test/
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { parseLabEnv } from '../../packages/contract/src/lab-env.js';
 import { topology, TopologyError } from '../../packages/contract/src/topology.js';
-import { nodeSets, note, quantity, renderK8s, yamlStream } from '../render.mjs';
-import { readFileSync } from 'node:fs';
+import { nodeSets, note, quantity, renderK8s, trafficFiles, withLoadDiscovery, yamlStream } from '../render.mjs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const labEnv = parseLabEnv(readFileSync(new URL('../../lab.env', import.meta.url), 'utf8'));
 const model = (extra = {}) => topology({ ...labEnv, ...extra });
@@ -89,4 +92,70 @@ test('bad K8S_ values are one line naming the key', () => {
   assert.throws(() => renderK8s(model(), { ...labEnv, K8S_DATA_VOLUME: '10GB' }), /^TopologyError: error: lab\.env: K8S_DATA_VOLUME=10GB: want a Kubernetes quantity/);
   assert.throws(() => renderK8s(model(), { ...labEnv, K8S_NAMESPACE: '' }), /K8S_NAMESPACE is missing/);
   assert.throws(() => renderK8s(model({ ES_DATA_1_GROUP: 'hot_1', ES_DATA_2_GROUP: 'hot_1' }), labEnv), /ES_DATA_1_GROUP=hot_1 cannot name a Kubernetes nodeSet/);
+});
+
+test('the load: K8S_LOAD_WORKERS workers share the rate, bad K8S_LOAD_ values are one line', () => {
+  const env = { ...labEnv, K8S_LOAD_WORKERS: '4', K8S_LOAD_RATE: '50' };
+  const docs = parseAllDocuments(renderK8s(model(), env)['load/storefront.yaml']).map((d) => d.toJS());
+  const worker = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'locust-worker');
+  const master = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'locust-master');
+  const envOf = (d) => Object.fromEntries(d.spec.template.spec.containers[0].env.map((e) => [e.name, e.value]));
+  assert.equal(worker.spec.replicas, 4);
+  assert.equal(envOf(worker).LOAD_RATE_SHARE, '0.25');
+  assert.equal(envOf(worker).RATE, '50');
+  assert.ok(master.spec.template.spec.containers[0].args.includes('--expect-workers=4'));
+  assert.equal(envOf(master).LOAD_METRICS_PORT, '0');
+  assert.throws(() => renderK8s(model(), { ...labEnv, K8S_LOAD_WORKERS: '0' }), /K8S_LOAD_WORKERS=0: want the number of Locust worker pods/);
+  assert.throws(() => renderK8s(model(), { ...labEnv, K8S_LOAD_DURATION: '5 min' }), /K8S_LOAD_DURATION=5 min: want a duration/);
+  assert.throws(() => renderK8s(model(), { ...labEnv, K8S_LOCUST_IMAGE: '' }), /K8S_LOCUST_IMAGE is missing/);
+});
+
+test('traffic/ as ConfigMap data: *.py and lib/*.py only, the storefront required', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'traffic-'));
+  mkdirSync(join(dir, 'lib'));
+  writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\n');
+  writeFileSync(join(dir, 'lib', '__init__.py'), '');
+  writeFileSync(join(dir, 'lib', 'config.py'), 'A = 1\n');
+  assert.throws(() => trafficFiles(dir), (err) => err instanceof TopologyError && /no storefront\.py/.test(err.message));
+  writeFileSync(join(dir, 'storefront.py'), 'from lib import config\n');
+  assert.deepEqual(trafficFiles(dir), { locustfiles: { 'storefront.py': 'from lib import config\n' }, lib: { '__init__.py': '', 'config.py': 'A = 1\n' } });
+  writeFileSync(join(dir, 'lib', 'big.py'), 'x'.repeat(1024 * 1024));
+  assert.throws(() => trafficFiles(dir), /the lib are \d+ bytes, over a ConfigMap's 1 MiB/);
+  rmSync(dir, { recursive: true });
+});
+
+test('Prometheus on Kubernetes: the load job discovers the workers, the rest of the template as written', () => {
+  const yml = [
+    'scrape_configs:',
+    '  - job_name: allocator',
+    '    static_configs:',
+    "      - targets: ['allocator:8080']",
+    '',
+    '  # the load',
+    '  - job_name: load',
+    '    scrape_interval: 5s',
+    '    static_configs:',
+    "    - targets: ['locust-worker:9646']",
+    '    # kept',
+    '    scrape_timeout: 5s',
+    '',
+    '# trailing comment',
+    '',
+  ].join('\n');
+  const out = withLoadDiscovery(yml, 'locust-worker.lab.svc', 9646);
+  const cfg = parse(out);
+  assert.deepEqual(cfg.scrape_configs[1], {
+    job_name: 'load', scrape_interval: '5s', scrape_timeout: '5s',
+    dns_sd_configs: [{ names: ['locust-worker.lab.svc'], type: 'A', port: 9646 }],
+  });
+  assert.deepEqual(cfg.scrape_configs[0], { job_name: 'allocator', static_configs: [{ targets: ['allocator:8080'] }] });
+  assert.match(out, /# the load\n {2}- job_name: load\n/);
+  assert.match(out, /\n {4}# kept\n {4}scrape_timeout: 5s\n\n# trailing comment\n$/);
+  assert.throws(() => withLoadDiscovery('scrape_configs:\n  - job_name: allocator\n', 'x', 1), /no scrape job `load`/);
+  // the committed template has the job, and the rendered config uses the discovery
+  const rendered = parseAllDocuments(renderK8s(model(), labEnv)['40-observability.yaml']).map((d) => d.toJS())
+    .find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'prometheus-config').data['prometheus.yml'];
+  const load = parse(rendered).scrape_configs.find((j) => j.job_name === 'load');
+  assert.deepEqual(load.dns_sd_configs, [{ names: [`locust-worker.${labEnv.K8S_NAMESPACE}.svc`], type: 'A', port: Number(labEnv.LOAD_METRICS_PORT) }]);
+  assert.equal(load.static_configs, undefined);
 });

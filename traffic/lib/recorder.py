@@ -5,7 +5,9 @@
     percentiles are exact, series keyed like k6's submetrics (`http_req_duration{scenario:measure}`);
   - Prometheus (a scrape target while the run lasts, LOAD_METRICS_PORT): a latency histogram by
     scenario, index group, query type and outcome, and counters (metrics.py);
-  - POINTS_FILE (the experiment runner's timeline): one CSV line per request.
+  - POINTS_FILE (the experiment runner's timeline, make bench-load's latency agreement): one CSV
+    line per request, `epoch_ms,duration_ms,scenario,store_set,took_ms` (epoch_ms the intended
+    start; took_ms Elasticsearch's own `took` of a search, '' otherwise).
 """
 import time
 from array import array
@@ -65,7 +67,7 @@ class Recorder:
             self._points.flush()
 
     # ---- what happens ------------------------------------------------------------------------
-    def request(self, tags, intended, ended, ok, status=0, error="", name=None, length=0, check_failed=""):
+    def request(self, tags, intended, ended, ok, status=0, error="", name=None, length=0, check_failed="", took=None):
         """One request: `intended` its intended start (epoch s), `ended` when its answer was read.
         ok: the status was one the scenario expects; check_failed: the first failed check's name."""
         ms = (ended - intended) * 1000.0
@@ -77,7 +79,7 @@ class Recorder:
         if self.metrics:
             self.metrics.request(scenario, tags.get("index_group") or "none", tags.get("query_type", ""), ok, ms / 1000.0)
         if self._points is not None:
-            self._points.write(f"{intended * 1000:.1f},{ms:.2f},{scenario},{tags.get('store_set', '')}\n")
+            self._points.write(f"{intended * 1000:.1f},{ms:.2f},{scenario},{tags.get('store_set', '')},{'' if took is None else took}\n")
         if self.environment is not None:
             exc = None
             if not ok:

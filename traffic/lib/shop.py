@@ -28,7 +28,8 @@ def search(run, t, body, query_type, tags, intended, aggs=False, expect_hits=0, 
     a = run.pool.request("POST", f"{t.get('es_url') or config.ES_URL}/{alias}/_search", with_stats(body, t["id"]), {**JSON, **(headers or {})})
     ended = time.time()
     parsed, failed_check = check_search(run.recorder, a, t["id"], tags, aggs=aggs, expect_hits=expect_hits)
-    run.recorder.request(tags, intended, ended, a.status == 200, a.status, a.error, length=len(a.body), check_failed=failed_check)
+    run.recorder.request(tags, intended, ended, a.status == 200, a.status, a.error, length=len(a.body), check_failed=failed_check,
+                         took=parsed.get("took") if parsed else None)
     return parsed
 
 
