@@ -115,7 +115,8 @@ def ingest():
         rc, s, cpu = run_locust("ingest", "ingest.py", {"INDEX": index, "CLIENTS": clients, "DOCS_PER_BULK": "1000", "BODIES_DIR": bodies,
                                                         "BODIES_COUNT": "4", "RAMP_UP": "2s", "WARMUP": "3s", "MEASURE": STEP}, settle_s=1.0)
         indexed = metric(s, "docs_indexed{scenario:measure}", "count") or 0
-        row = {"clients": int(clients), "exit": rc, "docs_per_s": indexed / max(1e-9, (metric(s, "http_reqs{scenario:measure}", "count") or 0) and 1) if False else None,
+        measure_s = int(STEP.rstrip("s")) if STEP.endswith("s") and STEP[:-1].isdigit() else None
+        row = {"clients": int(clients), "exit": rc, "docs_per_s": indexed / measure_s if measure_s else None,
                "bulks": metric(s, "http_reqs{scenario:measure}", "count"), "docs_indexed": indexed, "generator_cpu_percent": cpu}
         print(f"ingest: {clients} clients, {indexed} documents indexed in the measured window, generator CPU "
               f"{'-' if cpu is None else f'{cpu:.1f}'}% of the machine", flush=True)
