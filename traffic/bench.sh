@@ -2,7 +2,7 @@
 # make bench-load: the load engine on this machine against the running lab: the highest
 # open-model storefront rate held (every threshold, < 1% late arrivals), the generator's own CPU
 # share at each rate and during an ingest window, and its latency against Elasticsearch's own
-# `took` (traffic/bench.py says how). Native runtime; TENANTS= / TENANT= choose the tenants;
+# `took` (traffic/tools/bench.py says how). Native runtime; TENANTS= / TENANT= choose the tenants;
 # BENCH_RATES= (page views/s), BENCH_STEP= (20s), BENCH_SAVE=FILE keeps the JSON there too.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -16,4 +16,4 @@ locust="$("$LAB_ROOT/scripts/install/locust.sh")" || die "the load engine could 
 out="$LAB_DIR/results/$(date -u +%Y%m%dT%H%M%SZ)-bench-load"
 mkdir -p "$out"
 unset VUS RATE DURATION
-LOCUST_BIN="$locust" BENCH_DIR="$out" ES_URL="$es" ALLOCATOR_URL="$allocator" exec "${locust%/locust}/python" "$here/bench.py"
+LOCUST_BIN="$locust" BENCH_DIR="$out" ES_URL="$es" ALLOCATOR_URL="$allocator" exec "${locust%/locust}/python" "$here/tools/bench.py"

@@ -41,7 +41,7 @@ test('parseLog collects every bad line of the fixtures and numbers the good ones
   assert.deepEqual(good.errors, []);
   assert.equal(good.entries.length, 10);
   assert.deepEqual(good.entries.map(({ line, ...e }) => e), [...parseLines(readFileSync(`${fixtures}queries.log`, 'utf8'))]);
-  for (const e of good.entries) assert.ok(['k6test-a', 'k6test-b'].includes(e.storeId));
+  for (const e of good.entries) assert.ok(['loadtest-a', 'loadtest-b'].includes(e.storeId));
 
   const bad = parseLog(readFileSync(`${fixtures}queries-bad.log`, 'utf8'));
   assert.deepEqual(bad.errors.map((m) => m.replace(/: .*$/s, '')), ['line 7', 'line 9', 'line 12']);
