@@ -43,12 +43,13 @@ in_copy() {
 }
 
 # repo_copy DIR: the files `make render` reads and writes (Makefile, lab.env, compose/, k8s/,
-# prometheus/, scripts/, packages/contract/, traffic/: its Python files are the k8s ConfigMaps'),
+# prometheus/, scripts/, packages/contract/, traffic/: its Python files are the k8s ConfigMaps';
+# README.md: make bench-load's figures),
 # copied to DIR, so a test can edit them without touching the checkout
 repo_copy() {
   local dir="$1"
   mkdir -p "$dir/packages"
-  cp -r "$REPO/Makefile" "$REPO/lab.env" "$REPO/compose" "$REPO/k8s" "$REPO/prometheus" "$REPO/scripts" "$REPO/traffic" "$dir/"
+  cp -r "$REPO/Makefile" "$REPO/lab.env" "$REPO/README.md" "$REPO/compose" "$REPO/k8s" "$REPO/prometheus" "$REPO/scripts" "$REPO/traffic" "$dir/"
   cp -r "$REPO/packages/contract" "$dir/packages/"
   rm -rf "$dir/packages/contract/node_modules"
 }

@@ -41,6 +41,8 @@ inspect() { local f="$1"; shift; env "$@" "$PY" tools/describe.py "$f"; }
 }
 
 @test "a broken Python environment is found and built again" {
+  # a cache of its own: the shared one stays whole for every other test
+  export LAB_CACHE="$BATS_TEST_TMPDIR/cache"
   local bin
   bin="$("$REPO/scripts/install/locust.sh")"
   # a venv whose locust does not run (copied by hand, half-deleted) is not trusted
