@@ -5,15 +5,8 @@
 set -euo pipefail
 source "$(dirname "$0")/../lib/config.sh"
 
+source "$LAB_ROOT/scripts/lib/npm-tool.sh"
+
 dir="$LAB_CACHE/bats"
-want="bats@$BATS_VERSION bats-support@$BATS_SUPPORT_VERSION bats-assert@$BATS_ASSERT_VERSION"
-if [[ "$(cat "$dir/.installed" 2>/dev/null)" != "$want" ]]; then
-  command -v npm >/dev/null || die "npm is needed to install bats: install Node.js 20 with npm"
-  say "installing $want (npm)..."
-  mkdir -p "$dir"
-  # shellcheck disable=SC2086 # one word per package
-  npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error $want >&2 \
-    || die "npm install of bats failed: is the npm registry reachable?"
-  echo "$want" >"$dir/.installed"
-fi
+npm_tool "$dir" "bats@$BATS_VERSION" "bats-support@$BATS_SUPPORT_VERSION" "bats-assert@$BATS_ASSERT_VERSION"
 echo "$dir"

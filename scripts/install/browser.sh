@@ -11,15 +11,8 @@ ensure_apt_packages chromium
 bin="$(command -v chromium || true)"
 [[ -x "$bin" ]] || die "chromium: the Debian package is installed but the chromium binary is missing"
 
-dir="$LAB_CACHE/browser"
-want="puppeteer-core@$PUPPETEER_CORE_VERSION"
-if [[ "$(cat "$dir/.installed" 2>/dev/null)" != "$want" ]]; then
-  command -v npm >/dev/null || die "npm is needed for the browser tests: install Node.js 20 with npm"
-  say "installing $want (npm; it downloads no browser)..."
-  mkdir -p "$dir"
-  PUPPETEER_SKIP_DOWNLOAD=1 npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error "$want" >&2 \
-    || die "npm install of $want failed: is the npm registry reachable?"
-  echo "$want" >"$dir/.installed"
-fi
+source "$LAB_ROOT/scripts/lib/npm-tool.sh"
+# puppeteer-core downloads no browser of its own; the variable keeps any helper from trying
+PUPPETEER_SKIP_DOWNLOAD=1 npm_tool "$LAB_CACHE/browser" "puppeteer-core@$PUPPETEER_CORE_VERSION"
 echo "$bin"
-echo "$dir"
+echo "$LAB_CACHE/browser"
