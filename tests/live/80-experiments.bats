@@ -141,6 +141,9 @@ quick_own_lab() {
   assert_output --regexp "\[demo\] steady storefront traffic on g1 and g2; in [0-9]+ s a search bot starts crawling [a-z0-9-]+ \(on g1\)"
   assert_output --regexp "\[demo\] \+[0-9]+s  g1 neighbours p95 "
   assert_output --partial "[demo] neighbours' p95: "
+  # Locust's web UI while the story ran, and not after it
+  assert_output --partial "load: Locust's web UI: http://$LAB_BIND:$LOAD_UI_PORT/"
+  ! curl -fsS -o /dev/null --max-time 2 "http://$LAB_BIND:$LOAD_UI_PORT/" 2>/dev/null || fail "the demo's web UI is still up"
   local dir r
   dir="$(latest_run noisy-neighbour)"
   r="$dir/results.json"

@@ -84,12 +84,13 @@ function environment({ esVersion, loadEngine, runtime, labEnvFile, data }) {
 /**
  * Runs one experiment. Options: name, specDir, quick, repeat, esUrl, labMode ('own'|'running'),
  * runtime, resultsRoot, locust (the load engine's executable, scripts/install/locust.sh),
- * loadMetricsPort (the load's Prometheus endpoint, make demo; default none), log (a line
+ * loadMetricsPort (the load's Prometheus endpoint, make demo; default none), loadUiPort (Locust's
+ * web UI while a repetition runs, make demo; default none: headless), log (a line
  * printer), signal (AbortSignal).
  * Resolves to { dir, results }. Throws RunError (one line) when the run cannot start.
  */
 export async function runExperiment(opts) {
-  const { name, specDir, quick, repeat, labMode, labCommand, resultsRoot, locust, log, signal, narrate = false, loadMetricsPort = null } = opts;
+  const { name, specDir, quick, repeat, labMode, labCommand, resultsRoot, locust, log, signal, narrate = false, loadMetricsPort = null, loadUiPort = null } = opts;
   let { esUrl, runtime } = opts;
   const file = join(specDir, `${name}.yaml`);
   const plan = resolveSpec(loadSpec(file), { quick, repeat });
@@ -186,7 +187,13 @@ export async function runExperiment(opts) {
   let measuredCpu = 0, measuredLoadCpu = 0, measuredWall = 0;
   // the load's Prometheus endpoint (make demo, the running lab's Prometheus scrapes it): only
   // the storefront's closed loop; the experiments' own labs have no Prometheus
-  const metricsEnv = loadMetricsPort ? { LOAD_METRICS_PORT: String(loadMetricsPort), LOAD_METRICS_HOST: process.env.LOAD_METRICS_HOST || process.env.LAB_BIND || '127.0.0.1' } : {};
+  // and Locust's web UI (make demo): the story in a browser while each repetition lasts
+  const bind = process.env.LAB_BIND || '127.0.0.1';
+  const metricsEnv = {
+    ...(loadMetricsPort ? { LOAD_METRICS_PORT: String(loadMetricsPort), LOAD_METRICS_HOST: process.env.LOAD_METRICS_HOST || bind } : {}),
+    ...(loadUiPort ? { LOAD_UI_PORT: String(loadUiPort), LAB_BIND: bind } : {}),
+  };
+  if (loadUiPort) log(`load: Locust's web UI: http://${bind}:${loadUiPort}/ (while each repetition runs)`);
 
   const write = () => writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   // the write workloads' bodies: made once (deterministic, the run's seed), outside the results folder
@@ -599,7 +606,7 @@ export async function deleteRunIndices(client, prefix, log = () => {}) {
 
 function parseRunArgs(argv) {
   const o = { name: null, specDir: join(LAB_ROOT, 'experiments'), quick: false, repeat: undefined, labMode: 'running', esUrl: null, runtime: 'unknown', locust: 'locust', resultsRoot: join(LAB_ROOT, '.lab/results/experiments') };
-  const takes = { '--dir': 'specDir', '--repeat': 'repeat', '--lab': 'labMode', '--lab-command': 'labCommand', '--es-url': 'esUrl', '--runtime': 'runtime', '--locust': 'locust', '--load-metrics-port': 'loadMetricsPort', '--results': 'resultsRoot' };
+  const takes = { '--dir': 'specDir', '--repeat': 'repeat', '--lab': 'labMode', '--lab-command': 'labCommand', '--es-url': 'esUrl', '--runtime': 'runtime', '--locust': 'locust', '--load-metrics-port': 'loadMetricsPort', '--load-ui-port': 'loadUiPort', '--results': 'resultsRoot' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') o.quick = true;
@@ -615,6 +622,10 @@ function parseRunArgs(argv) {
   if (o.loadMetricsPort !== undefined) {
     if (!/^\d{1,5}$/.test(o.loadMetricsPort) || Number(o.loadMetricsPort) > 65535) throw new RunError(`--load-metrics-port ${o.loadMetricsPort}: want a port number (0: no endpoint)`);
     o.loadMetricsPort = Number(o.loadMetricsPort) || null;
+  }
+  if (o.loadUiPort !== undefined) {
+    if (!/^\d{1,5}$/.test(o.loadUiPort) || Number(o.loadUiPort) > 65535) throw new RunError(`--load-ui-port ${o.loadUiPort}: want a port number (0: headless)`);
+    o.loadUiPort = Number(o.loadUiPort) || null;
   }
   return o;
 }

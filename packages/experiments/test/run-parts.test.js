@@ -300,3 +300,10 @@ test('closed loop: the allocator policy of a variant is the lab policy with the 
   assert.deepEqual([p.observe.windowS, p.hot.share, p.hot.objectiveMs.default, p.auto.enabled, p.auto.coolDownS], [15, 0.3, 10, false, 60]);
   assert.ok(p.shared.capacity.tenants > 0, 'the rest is the lab policy');
 });
+
+test('engineModeArgs: headless by default; make demo (LOAD_UI_PORT) keeps the web UI up on LAB_BIND while the run lasts', async () => {
+  const { engineModeArgs } = await import('../src/run/workload.js');
+  assert.deepEqual(engineModeArgs({}), ['--headless']);
+  assert.deepEqual(engineModeArgs({ LOAD_UI_PORT: '0' }), ['--headless']);
+  assert.deepEqual(engineModeArgs({ LOAD_UI_PORT: '8089', LAB_BIND: '127.0.0.1' }), ['--autostart', '--autoquit', '0', '--web-host', '127.0.0.1', '--web-port', '8089']);
+});

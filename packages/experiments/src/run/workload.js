@@ -75,6 +75,12 @@ export function loadEnv({ esUrl, workload, tenants = null, dir, runId, burst = n
   return out;
 }
 
+/** Headless, or (LOAD_UI_PORT, make demo) Locust's web UI on LAB_BIND while the run lasts, gone when it ends. */
+export function engineModeArgs(env) {
+  const port = Number(env.LOAD_UI_PORT) || 0;
+  return port ? ['--autostart', '--autoquit', '0', '--web-host', env.LAB_BIND || '127.0.0.1', '--web-port', String(port)] : ['--headless'];
+}
+
 /**
  * Runs the load engine for one repetition: `locust -f SCRIPT --headless --only-summary
  * --skip-log-setup` (the locustfile's own shape sets the users and stops at its end). Returns
@@ -94,7 +100,7 @@ export async function runLoad({ locust, script, esUrl, workload, tenants = null,
   const measureMs = workload.measure_s * 1000;
   const bound = warmupMs + measureMs + 300000;
 
-  const child = spawn(locust, ['-f', script, '--headless', '--only-summary', '--skip-log-setup'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(locust, ['-f', script, ...engineModeArgs(env), '--only-summary', '--skip-log-setup'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (b) => { output = (output + b).slice(-65536); };
   child.stdout.on('data', keep);
