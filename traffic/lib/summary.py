@@ -30,7 +30,10 @@ def text_summary(summary, results_shown=""):
     m = summary["metrics"]
     lines = ["", f"tenantlab load {summary['run_id']}: {summary['state']['testRunDurationMs'] / 1000:.1f}s (Locust {summary['engine']['version']})"]
     models = ", ".join(f"{k} {v}" for k, v in summary["models"].items())
-    lines.append(f"  model         {models} (open: arrivals on a schedule, latency from the intended start)")
+    kinds = set(summary["models"].values())
+    why = "; ".join(w for k, w in (("open", "open: arrivals on a schedule, latency from the intended start"),
+                                   ("closed", "closed: fixed concurrency, each client waits for its answer")) if k in kinds)
+    lines.append(f"  model         {models} ({why})")
     reqs = (m.get("http_reqs") or {}).get("values", {"count": 0, "rate": 0})
     lines.append(f"  requests      {reqs['count']} ({reqs['rate']:.1f}/s)")
     arrivals = (m.get("arrivals") or {}).get("values", {}).get("count", 0)
