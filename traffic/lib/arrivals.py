@@ -82,12 +82,15 @@ class Dispatcher:
         return end
 
     def _one(self, intended, i):
+        self.recorder.in_flight(self.name, 1)
         try:
             self.work(intended) if self.offsets is None else self.work(intended, i)
         except gevent.GreenletExit:
             raise
         except Exception as err:  # noqa: BLE001 - one failed arrival must not stop the schedule
             print(f"load: {self.name}: {type(err).__name__}: {err}", flush=True)
+        finally:
+            self.recorder.in_flight(self.name, -1)
 
 
 def ramp(target, up_s, hold_s=None, down_s=0.0, start_rate=0.0):

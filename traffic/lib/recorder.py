@@ -99,6 +99,11 @@ class Recorder:
         if self.metrics:
             self.metrics.count(metric, value, tags or {})
 
+    def in_flight(self, scenario, delta):
+        """Requests of a scenario started and not yet answered (the open model's slots in use)."""
+        if self.metrics:
+            self.metrics.in_flight.labels(scenario).inc(delta)
+
     def check(self, name, passed):
         c = self.checks.setdefault(name, [0, 0])
         c[0 if passed else 1] += 1

@@ -244,6 +244,7 @@ def _closed_user(run, sc):
                 gevent.sleep(0.5)
                 return
             sc.in_flight += 1
+            run.recorder.in_flight(sc.name, 1)
             try:
                 if sc.work(time.time()) is STOP:
                     sc.exhausted = True
@@ -251,6 +252,7 @@ def _closed_user(run, sc):
                 print(f"load: {sc.name}: {type(err).__name__}: {err}", flush=True)
             finally:
                 sc.in_flight -= 1
+                run.recorder.in_flight(sc.name, -1)
                 self.iterations += 1
             if sc.think:
                 gevent.sleep(sc.think())
