@@ -169,7 +169,8 @@ inspect() { local f="$1"; shift; env "$@" "$PY" tools/describe.py "$f"; }
 @test "no module the workplace marks not-to-use is fetched, built or named (install scripts, lab.env, images, manifests)" {
   # the modules this project once used and may not (AGPL); the workplace's own lists, where this
   # machine has them, add every module they mark not-to-use
-  local names=(go.k6.io/k6 grafana/k6 k6-operator) lst
+  # (each written in two pieces, so this file itself never names one whole)
+  local names=("go.k6.io/""k6" "grafana/""k6" "k6""-operator") lst
   for lst in /work/.library/env/packages/go-partial.tsv /work/.library/env/packages/maven-partial.tsv; do
     [[ -f "$lst" ]] || continue
     mapfile -t -O "${#names[@]}" names < <(awk -F'\t' '$2 == "not-to-use" {print $1}' "$lst" | grep -v '^golang.org/toolchain$')
@@ -177,7 +178,7 @@ inspect() { local f="$1"; shift; env "$@" "$PY" tools/describe.py "$f"; }
   cd "$REPO"
   local n hits
   for n in "${names[@]}"; do
-    hits="$(git grep -lF -- "$n" -- ':!*.md' ':!experiments/results/' ':!tests/static/traffic.bats' || true)"
+    hits="$(git grep -lF -- "$n" -- ':!*.md' ':!experiments/results/' || true)"
     assert_equal "$n: ${hits//$'\n'/ }" "$n: "
   done
   [[ ! -e scripts/install/k6.sh && ! -e k6-scripts ]] || fail "the k6 install or scripts are back"
