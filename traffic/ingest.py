@@ -10,6 +10,7 @@ its CPU sending, not generating; each client takes turns over a few of its own; 
 gets its id from Elasticsearch. Every bulk's items are counted, never retried (lib/checks.py
 bulk_items): docs_indexed, docs_rejected (429), docs_failed; bulks_rejected."""
 import os
+import re
 import time
 
 from lib import config
@@ -30,7 +31,6 @@ WARM_S = RAMP_UP + WARMUP
 
 
 def setup(run):
-    import re
     if not re.match(r"^[a-z0-9][a-z0-9._-]*$", INDEX):
         raise config.ConfigError(f"INDEX={INDEX}: want the name of the index to write to")
     urls = [config.checked_url(f"ES_URLS[{i}]", u, config.ES_EXTERNAL) for i, u in enumerate(u for u in config.env("ES_URLS", config.ES_URL).split(",") if u)]

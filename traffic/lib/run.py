@@ -76,6 +76,7 @@ class LoadRun:
         self.drain_s = drain_s
         self.scenarios = []
         self.data = None
+        # made at init (Locust's environment, the points file); a bare one until then
         self.recorder = Recorder()
         self.pool = Pool(concurrency=pool_size, network_timeout=network_timeout)
         self.environment = None
@@ -134,14 +135,11 @@ class LoadRun:
     # ---- lifecycle ---------------------------------------------------------------------------
     def _on_init(self, environment, **_kw):
         self.environment = environment
-        self.recorder.environment = environment
         if environment.web_ui:
             _guard_web_ui(environment)
         if isinstance(environment.runner, MasterRunner):
             return  # the master only coordinates: its workers send and count
-        points = config.env("POINTS_FILE", "")
-        if points:
-            self.recorder = Recorder(environment, None, points)
+        self.recorder = Recorder(environment, None, config.env("POINTS_FILE", "") or None)
         port = int(config.env_number("LOAD_METRICS_PORT", 0, integer=True))
         if port:
             from .metrics import LoadMetrics

@@ -1,11 +1,18 @@
 """The make-load scenarios as building blocks: each adds itself to a LoadRun with its settings
 and thresholds, so a locustfile is one scenario (storefront.py, bot.py, writes.py) or several
 (mixed.py) without a copy."""
+import json
 import random
+import time
+from datetime import datetime, timezone
 
 from . import config
 from .arrivals import ramp
-from .shop import Crawler, Shopper, bot_plan
+from .checks import check_bulk
+from .client import NDJSON
+from .contract import action_line, bulk_action, document_id
+from .queries import pick
+from .shop import Crawler, Shopper, bot_plan, search, tags_of
 from .tenants import TENANT, weighted_picker
 
 DURATION_S = config.env_seconds("DURATION", "1m")
@@ -76,7 +83,6 @@ def check_bot_tenant(run):
 def _epoch_ms(v):
     if isinstance(v, (int, float)):
         return int(v)
-    from datetime import datetime
     try:
         return int(datetime.fromisoformat(str(v).replace("Z", "+00:00")).timestamp() * 1000)
     except ValueError:
@@ -85,8 +91,6 @@ def _epoch_ms(v):
 
 def _touched(doc):
     """The document with a new updated_at (never older than what is stored), in the same format."""
-    import time
-    from datetime import datetime, timezone
     now = max(int(time.time() * 1000), _epoch_ms(doc.get("updated_at")) + 1)
     stamp = now if isinstance(doc.get("updated_at"), (int, float)) else \
         datetime.fromtimestamp(now / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -110,12 +114,6 @@ def _price_inventory_update(src):
 
 def _bulk(run, t, items, query_type, scenario, intended):
     """One _bulk through the alias of [(id, doc, version)], checked and counted."""
-    import json
-    import time
-    from .checks import check_bulk
-    from .client import NDJSON
-    from .contract import action_line, bulk_action
-    from .shop import tags_of
     if not items:
         return
     body = "".join(f"{action_line(bulk_action(id=i, version=v))}\n{json.dumps(d, separators=(',', ':'))}\n" for i, d, v in items)
@@ -136,10 +134,6 @@ def writes(run):
     picked by traffic weight, read by ids, changed, written back whole (open model); and the
     full catalog re-submission of RESUBMIT= tenants (default TENANT, else the smallest; none for
     none), page by page (closed model: one user, one pass). Threshold: p95 < P95_WRITES_MS (2000)."""
-    import time
-    from .contract import document_id
-    from .queries import pick
-    from .shop import search, tags_of
     bulk_size = config.env_number("BULK_SIZE", 100, minimum=1, integer=True)
     write_rate = config.env_number("WRITE_RATE", 1, minimum=0.01)
     p95 = config.env_number("P95_WRITES_MS", 2000)
