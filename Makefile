@@ -18,7 +18,7 @@ help: ## Show this help
 	@echo
 	@awk 'BEGIN {FS = ":.*## "} /^## / {print substr($$0, 4)} /^[a-z][a-z0-9-]*:.*## / {printf "  %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 	@echo
-	@echo "Variables: RUNTIME=compose|native|external (default: compose if a Docker engine answers, else native; external: ES_URL= an existing cluster, external/README.md),"
+	@echo "Variables: RUNTIME=compose|native|external (default: compose if a Docker engine answers, else native; external: ES_URL= an existing cluster, runtimes/external/README.md),"
 	@echo "  NODE= (node-kill, node-restart), SERVICE= (logs), FORCE=1 (clean), and any key of lab.env."
 
 ## ---- Lab lifecycle ----

@@ -1,7 +1,7 @@
 # The Locust image of the Kubernetes load (k8s/generated/load/storefront.yaml: the master and the
 # workers, K8S_LOCUST_IMAGE): the official LOCUST_IMAGE at LOCUST_VERSION (lab.env) plus
 # prometheus-client from traffic/requirements.lock, as the compose runtime builds it
-# (compose/images/locust/Dockerfile, target official), so the same versions as the native venv.
+# (runtimes/compose/images/locust/Dockerfile, target official), so the same versions as the native venv.
 # No locustfile in it: they come from the ConfigMaps locustfiles and locust-lib, mounted at
 # /traffic, so an edit of traffic/ needs `make k8s` and a `kubectl apply`, not a new image.
 # Build from the repository root (.dockerignore lets in only what the root's images read, the

@@ -4,7 +4,7 @@
 // resource with a nodeSet per index group, Kibana, the allocator, the elasticsearch_exporter with
 // Prometheus and its scrape config, and the storefront load as Locust distributed (a master and
 // K8S_LOAD_WORKERS workers, the locustfiles of traffic/ in ConfigMaps). The files are committed,
-// like compose/nodes.generated.yml: a user reads what is applied; `make render CHECK=1`,
+// like runtimes/compose/nodes.generated.yml: a user reads what is applied; `make render CHECK=1`,
 // `make k8s CHECK=1` and tests/static/k8s.bats fail while they are stale (traffic/'s Python files
 // are rendered into the ConfigMaps, so an edit there makes them stale too). k8s/README.md says how
 // to apply them.

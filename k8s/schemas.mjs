@@ -153,7 +153,7 @@ function main([outDir, coreDir, ...crdFiles]) {
   return 0;
 }
 
-// Run as a program (not imported), compared through realpath as compose/render.mjs does
+// Run as a program (not imported), compared through realpath as runtimes/compose/render.mjs does
 if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
   process.exitCode = main(process.argv.slice(2));
 }

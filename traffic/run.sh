@@ -141,9 +141,9 @@ bound=$((secs + 300))
 
 set +e
 if [[ "$runtime" == compose ]]; then
-  mapfile -t files < <("$LAB_ROOT/compose/bin/lab" files)
+  mapfile -t files < <("$LAB_ROOT/runtimes/compose/bin/lab" files)
   # The image set the lab runs on (LAB_IMAGES=local: the Locust image built here)
-  source "$LAB_ROOT/compose/images/lib.sh"
+  source "$LAB_ROOT/runtimes/compose/images/lib.sh"
   use_lab_images
   if [[ -n "${LAB_COMPOSE_BIN:-}" ]]; then dc=("$LAB_COMPOSE_BIN"); else dc=(docker compose); fi
   # paths as the user knows them in the messages, container paths for the files; the summary

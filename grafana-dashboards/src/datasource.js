@@ -9,7 +9,7 @@ export const DATASOURCE_UID = 'tenantlab-prometheus';
 export const PROMETHEUS = Object.freeze({ type: 'prometheus', uid: DATASOURCE_UID });
 
 // Where Grafana reaches Prometheus: the compose service name and its container port
-// (compose/extensions/observability/observability-compose.yml: --web.listen-address=:9090).
+// (runtimes/compose/extensions/observability/observability-compose.yml: --web.listen-address=:9090).
 // Grafana runs in the compose runtime only, so this is not a lab.env port.
 const PROMETHEUS_URL = 'http://prometheus:9090';
 
@@ -38,7 +38,7 @@ datasources:
     type: prometheus
     access: proxy
     orgId: 1
-    # The compose service (compose/extensions/observability/observability-compose.yml)
+    # The compose service (runtimes/compose/extensions/observability/observability-compose.yml)
     url: ${PROMETHEUS_URL}
     isDefault: true
     editable: false

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds Docker Compose v2 (${COMPOSE_VERSION} from lab.env) into $LAB_CACHE/bin/docker-compose
-# and prints its path. Used to validate compose/docker-compose.yml with the real Compose
+# and prints its path. Used to validate runtimes/compose/docker-compose.yml with the real Compose
 # semantics on machines with no Docker engine (and no compose plugin to borrow).
 set -euo pipefail
 here="$(dirname "$0")"

@@ -53,7 +53,7 @@ shift_lab_ports() {
   for key in $(lab_port_keys); do export "$key=$((${!key} + $1))"; done
 }
 
-# The lab in LAB_DIR uses an existing cluster (RUNTIME=external, external/bin/lab): asked for
+# The lab in LAB_DIR uses an existing cluster (RUNTIME=external, runtimes/external/bin/lab): asked for
 # now, or the running lab's runtime (it sticks until make down, as the other runtimes do)
 lab_is_external() {
   [[ "${RUNTIME:-auto}" == external ]] && return 0

@@ -7,7 +7,7 @@ setup() {
   load ../lib/lab
 }
 
-# dc ARGS...: docker compose on the test lab's project, as compose/bin/lab calls it
+# dc ARGS...: docker compose on the test lab's project, as runtimes/compose/bin/lab calls it
 dc() {
   local files
   mapfile -t files < <("$REPO/compose/bin/lab" files)

@@ -1,5 +1,5 @@
-# Shared by the compose bats files: the compose model exactly as compose/bin/lab resolves it (the
-# base file plus every overlay under compose/extensions/), from lab.env alone: compose runs with
+# Shared by the compose bats files: the compose model exactly as runtimes/compose/bin/lab resolves it (the
+# base file plus every overlay under runtimes/compose/extensions/), from lab.env alone: compose runs with
 # a clean environment, so what is checked is what lab.env produces, even when the caller
 # (tests/run) has shifted ports in its environment.
 
@@ -9,16 +9,16 @@ export REPO
 # clean_env CMD...: CMD from the repository root with nothing of the caller's environment
 clean_env() { (cd "$REPO" && env -i PATH="$PATH" HOME="$HOME" "$@"); }
 
-# The -f arguments: compose/bin/lab's own list, so the tests and the driver cannot differ
-compose_files() { clean_env "$REPO/compose/bin/lab" files; }
+# The -f arguments: runtimes/compose/bin/lab's own list, so the tests and the driver cannot differ
+compose_files() { clean_env "$REPO/runtimes/compose/bin/lab" files; }
 
-# "${SHAPED[@]}" CMD...: CMD with the shape compose/bin/lab exports when no engine answers
+# "${SHAPED[@]}" CMD...: CMD with the shape runtimes/compose/bin/lab exports when no engine answers
 # (lab.env's node sizes resolved on this machine's CPUs: packages/contract/src/shape.js)
 # shellcheck disable=SC2016 # expanded by the inner bash
 SHAPED=(bash -c 'eval "$(node packages/contract/bin/topology shape --cpus "0-$(($(nproc) - 1))")" && exec "$@"' shaped)
 
 # compose_model FILE: writes the resolved model (JSON) of the lab's files to FILE, shaped as
-# compose/bin/lab runs it
+# runtimes/compose/bin/lab runs it
 compose_model() {
   local files
   mapfile -t files < <(compose_files)

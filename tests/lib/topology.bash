@@ -42,14 +42,15 @@ in_copy() {
   (cd "$dir" && env -i PATH="$PATH" HOME="$HOME" "$@")
 }
 
-# repo_copy DIR: the files `make render` reads and writes (Makefile, lab.env, compose/, k8s/,
+# repo_copy DIR: the files `make render` reads and writes (Makefile, lab.env, runtimes/compose/, k8s/,
 # prometheus/, scripts/, packages/contract/, traffic/: its Python files are the k8s ConfigMaps';
 # README.md: make bench-load's figures),
 # copied to DIR, so a test can edit them without touching the checkout
 repo_copy() {
   local dir="$1"
-  mkdir -p "$dir/packages"
-  cp -r "$REPO/Makefile" "$REPO/lab.env" "$REPO/README.md" "$REPO/compose" "$REPO/k8s" "$REPO/prometheus" "$REPO/scripts" "$REPO/traffic" "$dir/"
+  mkdir -p "$dir/packages" "$dir/runtimes"
+  cp -r "$REPO/runtimes/compose" "$dir/runtimes/"
+  cp -r "$REPO/Makefile" "$REPO/lab.env" "$REPO/README.md" "$REPO/k8s" "$REPO/prometheus" "$REPO/scripts" "$REPO/traffic" "$dir/"
   cp -r "$REPO/packages/contract" "$dir/packages/"
   rm -rf "$dir/packages/contract/node_modules"
 }

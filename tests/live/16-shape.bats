@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Nodes with a size (packages/contract/src/shape.js, native/lib/shape.sh, compose's
+# Nodes with a size (packages/contract/src/shape.js, runtimes/native/lib/shape.sh, compose's
 # cpus/cpuset/mem_limit): the limits the test lab runs with are read back from the kernel (the
 # node's /proc/PID/status and cgroup files; under compose the container's process, found with
 # docker inspect), Elasticsearch sizes its thread pools from the share, a CPU-bound load on a g1
@@ -9,7 +9,7 @@ bats_require_minimum_version 1.5.0
 
 setup() {
   load ../lib/lab
-  source "$REPO/native/lib/shape.sh"
+  source "$REPO/runtimes/native/lib/shape.sh"
 }
 
 teardown() {

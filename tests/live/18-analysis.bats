@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The storefront's analysis in the lab's runtime (native: the analysis-lab module, native/analysis;
+# The storefront's analysis in the lab's runtime (native: the analysis-lab module, es-distribution/analysis;
 # compose: the image's module): analysis-common's component names answer _analyze with the
 # tokens the official module gives (tests/fixtures/analysis/tokens.json, most of them the
 # reference's own examples); the products template carries the analysis and an index made from

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The compose runtime, checked without a Docker engine: compose/docker-compose.yml is resolved by
+# The compose runtime, checked without a Docker engine: runtimes/compose/docker-compose.yml is resolved by
 # the real Compose v2 (built from the Go module proxy by scripts/install/compose.sh, cached) and
 # its model is compared with lab.env, so the compose and native runtimes cannot drift apart.
 #
@@ -24,7 +24,7 @@ setup() {
   cd "$REPO" || return 1
 }
 
-# dc_config FILE ARGS...: `docker compose config` of the lab's files as compose/bin/lab lists
+# dc_config FILE ARGS...: `docker compose config` of the lab's files as runtimes/compose/bin/lab lists
 # them, FILE standing in for the one of the same name (a broken copy of docker-compose.yml or of
 # nodes.generated.yml)
 dc_config() {
@@ -44,18 +44,18 @@ node_key() { local k="${1^^}"; echo "${k//-/_}"; }
 flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(startswith($k)) | ltrimstr($k)'; }
 
 @test "compose config -q accepts the file, with no warning, from lab.env alone" {
-  run --separate-stderr dc_config compose/docker-compose.yml -q
+  run --separate-stderr dc_config runtimes/compose/docker-compose.yml -q
   assert_success
   assert_equal "$stderr" ""
 }
 
 @test "every variable the compose files use is a key of lab.env, or a node size the shape resolves" {
   local var missing=() applied
-  # the <KEY>_*_APPLIED values compose/bin/lab exports (packages/contract/src/shape.js)
+  # the <KEY>_*_APPLIED values runtimes/compose/bin/lab exports (packages/contract/src/shape.js)
   applied="$(clean_env node packages/contract/bin/topology shape --cpus 0-1 | sed -n 's/^export \([A-Z0-9_]*\)=.*/\1/p')"
   while read -r var; do
     grep -q "^$var=" lab.env || grep -qx "$var" <<<"$applied" || missing+=("$var")
-  done < <(cat compose/docker-compose.yml compose/nodes.generated.yml compose/extensions/*/*-compose.yml | grep -v '^[[:space:]]*#' \
+  done < <(cat runtimes/compose/docker-compose.yml runtimes/compose/nodes.generated.yml runtimes/compose/extensions/*/*-compose.yml | grep -v '^[[:space:]]*#' \
     | grep -o '\${[A-Za-z_][A-Za-z0-9_]*' | cut -c3- | sort -u)
   assert_equal "${missing[*]}" ""
 }
@@ -100,7 +100,7 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
     esac
   done <<<"$output"
   grep -q '^FROM ${NODE_IMAGE}$' allocator/Dockerfile
-  grep -q '^FROM ${LOCUST_IMAGE}:${LOCUST_VERSION} AS official$' compose/images/locust/Dockerfile
+  grep -q '^FROM ${LOCUST_IMAGE}:${LOCUST_VERSION} AS official$' runtimes/compose/images/locust/Dockerfile
 }
 
 @test "the locust service (profile load): pinned Locust, read-only traffic/, UI and /metrics on LAB_BIND, scraped as job load" {
@@ -117,7 +117,7 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
   [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "LOCUST_VERSION must be an exact version (the image tag has no v)"
   grep -q "^locust==$version " traffic/requirements.lock || fail "traffic/requirements.lock does not pin locust==$version"
   assert_equal "$(lm '.services.locust.build | "\(.dockerfile) \(.target) \(.args.LOCUST_IMAGE):\(.args.LOCUST_VERSION)"')" \
-    "compose/images/locust/Dockerfile official $(env_value LOCUST_IMAGE):$version"
+    "runtimes/compose/images/locust/Dockerfile official $(env_value LOCUST_IMAGE):$version"
   # the build context lets the lock in (.dockerignore), the one file the image reads
   grep -qx '!traffic/requirements.lock' .dockerignore
   master="$(env_value LAB_MASTER_NODE)"
@@ -207,7 +207,7 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
 }
 
 @test "a value in the environment overrides lab.env, as in the native runtime" {
-  run bash -c 'cd "$REPO" && mapfile -t files < <(compose/bin/lab files) \
+  run bash -c 'cd "$REPO" && mapfile -t files < <(runtimes/compose/bin/lab files) \
     && ES_HEAP=1g "$DC" --project-directory . "${files[@]}" --env-file lab.env config --format json \
     | jq -r ".services[\"es-data-3\"].environment.ES_JAVA_OPTS"'
   assert_success
@@ -216,14 +216,14 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
 
 @test "each node's size is the shape's: cpuset, cpus, mem_limit, node.processors and its own heap" {
   local node key
-  # the shape compose/bin/lab resolves with no engine (this machine's CPUs), with a quota, a
+  # the shape runtimes/compose/bin/lab resolves with no engine (this machine's CPUs), with a quota, a
   # memory limit and a heap of its own on es-data-1
   run clean_env env ES_DATA_1_CPUS=0.5 ES_DATA_1_MEM=1g ES_DATA_1_HEAP=600m \
     bash -c 'eval "$(node packages/contract/bin/topology shape --cpus "0-$(($(nproc) - 1))")"; env | grep _APPLIED=' 
   assert_success
   local shape="$output"
   applied() { sed -n "s/^$1_$2_APPLIED=//p" <<<"$shape"; }
-  run --separate-stderr clean_env env LAB_COMPOSE_BIN="$DC" ES_DATA_1_CPUS=0.5 ES_DATA_1_MEM=1g ES_DATA_1_HEAP=600m "$REPO/compose/bin/lab" config --format json
+  run --separate-stderr clean_env env LAB_COMPOSE_BIN="$DC" ES_DATA_1_CPUS=0.5 ES_DATA_1_MEM=1g ES_DATA_1_HEAP=600m "$REPO/runtimes/compose/bin/lab" config --format json
   assert_success
   local json="$output"
   for node in $(es_services); do
@@ -241,16 +241,16 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
 }
 
 @test "SHAPE=off, and a bare docker compose call with lab.env alone: no limit on any node" {
-  run --separate-stderr clean_env env LAB_COMPOSE_BIN="$DC" SHAPE=off "$REPO/compose/bin/lab" config --format json
+  run --separate-stderr clean_env env LAB_COMPOSE_BIN="$DC" SHAPE=off "$REPO/runtimes/compose/bin/lab" config --format json
   assert_success
   assert_equal "$(jq -c '[.services[] | select(.cpuset or .cpus or .mem_limit or (.environment["node.processors"] // "") != "")] | length' <<<"$output")" 0
-  run --separate-stderr dc_config compose/docker-compose.yml --format json
+  run --separate-stderr dc_config runtimes/compose/docker-compose.yml --format json
   assert_success
   assert_equal "$(jq -c '[.services[] | select(.cpuset or .cpus or .mem_limit or (.environment["node.processors"] // "") != "")] | length' <<<"$output")" 0
 }
 
 @test "a node size the machine cannot give is one line before compose runs" {
-  run clean_env env LAB_COMPOSE_BIN="$DC" ES_DATA_1_CPUSET=64 "$REPO/compose/bin/lab" config
+  run clean_env env LAB_COMPOSE_BIN="$DC" ES_DATA_1_CPUSET=64 "$REPO/runtimes/compose/bin/lab" config
   assert_failure 2
   assert_equal "${#lines[@]}" 1
   assert_output --regexp "ES_DATA_1_CPUSET=64: CPU 64 is not one this machine lets the lab use"
@@ -262,7 +262,7 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
   refute_output ""
   local source ro
   while read -r source ro; do
-    [[ "$source" == "$REPO/compose/"* || "$source" == "$REPO/grafana-dashboards"* || "$source" == "$REPO/prometheus" ]] \
+    [[ "$source" == "$REPO/runtimes/compose/"* || "$source" == "$REPO/grafana-dashboards"* || "$source" == "$REPO/prometheus" ]] \
       || fail "bind source outside compose/, grafana-dashboards/ and prometheus/: $source"
     [[ -e "$source" ]] || fail "bind source missing: $source"
     assert_equal "$source read_only=$ro" "$source read_only=true"
@@ -280,36 +280,36 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
   # the nodes (and every depends_on naming one) are in the generated file
   local broken="$BATS_TEST_TMPDIR/nodes.generated.yml"
 
-  sed 's/^  es-master:$/  es-master:\n    colour: blue/' compose/nodes.generated.yml >"$broken"
-  ! cmp -s "$broken" compose/nodes.generated.yml || fail "the unknown key was not inserted"
+  sed 's/^  es-master:$/  es-master:\n    colour: blue/' runtimes/compose/nodes.generated.yml >"$broken"
+  ! cmp -s "$broken" runtimes/compose/nodes.generated.yml || fail "the unknown key was not inserted"
   run dc_config "$broken" -q
   assert_failure
   assert_output --partial "colour"
 
   sed 's/es-master: { condition: service_healthy }/es-nowhere: { condition: service_healthy }/' \
-    compose/nodes.generated.yml >"$broken"
-  ! cmp -s "$broken" compose/nodes.generated.yml || fail "the dependency was not changed"
+    runtimes/compose/nodes.generated.yml >"$broken"
+  ! cmp -s "$broken" runtimes/compose/nodes.generated.yml || fail "the dependency was not changed"
   run dc_config "$broken" -q
   assert_failure
   assert_output --partial "undefined service \"es-nowhere\""
 }
 
-@test "compose/bin/lab resolves the same model as the documented invocation" {
-  run --separate-stderr clean_env LAB_COMPOSE_BIN="$DC" "$REPO/compose/bin/lab" config --format json
+@test "runtimes/compose/bin/lab resolves the same model as the documented invocation" {
+  run --separate-stderr clean_env LAB_COMPOSE_BIN="$DC" "$REPO/runtimes/compose/bin/lab" config --format json
   assert_success
   assert_equal "$(jq -S . <<<"$output")" "$(jq -S . "$MODEL")"
 }
 
-@test "compose/bin/lab refuses bad input with one line and exit 2, engine or not" {
-  run "$REPO/compose/bin/lab" kill
+@test "runtimes/compose/bin/lab refuses bad input with one line and exit 2, engine or not" {
+  run "$REPO/runtimes/compose/bin/lab" kill
   assert_failure 2
   assert_equal "${#lines[@]}" 1
   assert_output --partial "error: NODE is required: one of es-master"
-  run "$REPO/compose/bin/lab" restart es-data-9
+  run "$REPO/runtimes/compose/bin/lab" restart es-data-9
   assert_failure 2
   assert_equal "${#lines[@]}" 1
   assert_output --partial "error: unknown NODE 'es-data-9'"
-  run "$REPO/compose/bin/lab" frobnicate
+  run "$REPO/runtimes/compose/bin/lab" frobnicate
   assert_failure 2
   assert_output --partial "error: unknown command 'frobnicate': use up, down, status"
 }
@@ -326,7 +326,7 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
   assert_failure
 
   # The driver alone (as the sticky runtime file would call it) is just as clear.
-  DOCKER_HOST="unix://$BATS_TEST_TMPDIR/no-engine.sock" run "$REPO/compose/bin/lab" up
+  DOCKER_HOST="unix://$BATS_TEST_TMPDIR/no-engine.sock" run "$REPO/runtimes/compose/bin/lab" up
   assert_failure 2
   assert_equal "${#lines[@]}" 1
   assert_output --regexp "^error: (no Docker engine answers|'docker' not found)"

@@ -13,7 +13,7 @@ setup_file() {
   # promtool ships in Debian's prometheus package (installed and version-checked, cached)
   "$REPO/scripts/install/prometheus.sh" >/dev/null
   DC="$("$REPO/scripts/install/compose.sh")"
-  OVERLAY=compose/extensions/observability/observability-compose.yml
+  OVERLAY=runtimes/compose/extensions/observability/observability-compose.yml
   MODEL="$BATS_FILE_TMPDIR/model.json"
   export DC OVERLAY MODEL
   compose_model "$MODEL"
@@ -29,17 +29,17 @@ setup() {
 
 OBS_SERVICES="es-exporter prometheus grafana"
 
-# The native service files, sourced as native/lib/services.sh does (in a subshell, after the
+# The native service files, sourced as runtimes/native/lib/services.sh does (in a subshell, after the
 # lab's config), with a throwaway LAB_DIR.
 native_service() {
   local name="$1"
   shift
   (
-    # shellcheck disable=SC2030 # the subshell is the point: as native/lib/services.sh sources them
+    # shellcheck disable=SC2030 # the subshell is the point: as runtimes/native/lib/services.sh sources them
     export LAB_DIR="$BATS_TEST_TMPDIR/lab"
     source "$REPO/scripts/lib/config.sh"
-    # shellcheck disable=SC1090 # one of native/services/*.sh
-    source "$REPO/native/services/$name.sh"
+    # shellcheck disable=SC1090 # one of runtimes/native/services/*.sh
+    source "$REPO/runtimes/native/services/$name.sh"
     "$@"
   )
 }
@@ -103,7 +103,7 @@ load_job() { sed -n '/^  - job_name: load$/,/^  - job_name: /p' "$1"; }
 }
 
 @test "compose: the overlay resolves with the base file, with no warning, from lab.env alone" {
-  run --separate-stderr clean_env "$DC" --project-directory "$REPO" -f compose/docker-compose.yml -f "$OVERLAY" \
+  run --separate-stderr clean_env "$DC" --project-directory "$REPO" -f runtimes/compose/docker-compose.yml -f "$OVERLAY" \
     --env-file lab.env config -q
   assert_success
   assert_equal "$stderr" ""

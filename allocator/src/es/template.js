@@ -3,7 +3,7 @@
 // schema/products-mapping.json so other parts of the lab can read the same contract, with the
 // analysis its `.partial` subfields and keyword normalizer use in schema/products-analysis.json
 // (analysis-common's component names: the official module on the official image, the native
-// runtime's analysis-lab module elsewhere; native/analysis).
+// runtime's analysis-lab module elsewhere; es-distribution/analysis).
 import { readFileSync } from 'node:fs';
 import { productsPattern } from '@tenantlab/contract/naming';
 

@@ -1,6 +1,6 @@
 // The lab's shape: what each node of the topology model (topology.js) may use on one machine.
 // Both runtimes apply what this resolves (compose as cpus/cpuset/mem_limit, native through
-// cgroups or taskset: native/lib/shape.sh), so a node is sized the same way whichever runs it.
+// cgroups or taskset: runtimes/native/lib/shape.sh), so a node is sized the same way whichever runs it.
 // No Node APIs here: the machine's CPUs come in as a list.
 //
 // SHAPE=groups (the default): each index group's data nodes share a slice of the machine's CPUs

@@ -1,5 +1,5 @@
 // THE topology model. lab.env's node list and per-node keys are the only definition of the
-// lab's Elasticsearch nodes; the compose generator (compose/render.js), the native runtime
+// lab's Elasticsearch nodes; the compose generator (runtimes/compose/render.js), the native runtime
 // (through bin/topology, at `make up`) and any other consumer read the nodes from here, so a
 // broken topology is the same one line, naming the lab.env key to fix, everywhere.
 // No Node APIs here: a plain ES module any JavaScript runtime loads.

@@ -60,7 +60,7 @@ export function labControl({ command, log = () => {}, signal, env = process.env 
       const key = JSON.stringify(keys);
       const structure = structureOf(loadLabEnv({ env: { ...env, ...keys } }));
       if (current?.key === key) return { restarted: false, fresh: false };
-      // compose runs the nodes rendered from lab.env (compose/nodes.generated.yml): sizes can
+      // compose runs the nodes rendered from lab.env (runtimes/compose/nodes.generated.yml): sizes can
       // change there, the node set cannot
       if (structure !== structureOf(loadLabEnv({ env })) && env.RUNTIME !== 'native') {
         throw new RunError(`this experiment's lab (${describeLab(lab)}) has other nodes than lab.env's, which only the native runtime can start on the fly: run it with RUNTIME=native`);
