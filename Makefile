@@ -5,7 +5,16 @@
 
 SHELL := bash
 .DEFAULT_GOAL := help
-LAB := scripts/lab
+# Node.js: every recipe runs lab.env's NODE_VERSION, its copy in the cache first on PATH as
+# scripts/lib/config.sh puts it for every script. $(NODE_READY) installs it there first, for the
+# recipes that start node themselves (scripts/install/node.sh: a file test once installed;
+# nothing when the machine's node has that major); the others run a script that sources config.sh.
+ifndef NODE_VERSION
+NODE_VERSION := $(shell sed -n 's/^NODE_VERSION=//p' $(or $(LAB_ENV_FILE),lab.env) 2>/dev/null)
+endif
+export PATH := $(if $(NODE_VERSION),$(or $(LAB_CACHE),$(CURDIR)/.lab/cache)/node-$(NODE_VERSION)/bin:)$(PATH)
+NODE_READY := scripts/install/node.sh >/dev/null
+LAB := runtimes/lib/dispatch
 
 .PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup bench-shape bench-external render dashboards k8s \
 	tenants hot groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator \
@@ -65,7 +74,7 @@ querylog: ## Write PROFILE='s query log (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY) to
 	@$(SEEDER) querylog $(if $(OUT),--out $(OUT))
 
 ## ---- Tenants (the allocator's CLI: allocator/bin/tenantlab-allocator) ----
-ALLOC := allocator/bin/tenantlab-allocator
+ALLOC := $(NODE_READY) && allocator/bin/tenantlab-allocator
 # $(call require,VAR,example): stop with one line when VAR= is missing
 require = $(if $(strip $($(1))),,$(error $(1)= is required, e.g. make $@ $(2)))
 
@@ -111,15 +120,15 @@ replay: ## Replay a query log LOG= (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY) [SPEED=
 
 ## ---- Generated files ----
 render: ## Regenerate every generated file (compose nodes and k8s/generated/ from lab.env, dashboards); CHECK=1 changes nothing and fails naming each stale file
-	@scripts/render $(if $(filter 1,$(CHECK)),--check)
+	@$(NODE_READY) && scripts/render $(if $(filter 1,$(CHECK)),--check)
 
 k8s: ## Render k8s/generated/ from lab.env (ECK Elasticsearch + Kibana, allocator, exporter, Prometheus, Locust master and workers) and validate it offline (kubeconform, strict); CHECK=1 changes nothing
-	@node k8s/render.mjs $(if $(filter 1,$(CHECK)),--check) && k8s/validate
+	@$(NODE_READY) && node k8s/render.mjs $(if $(filter 1,$(CHECK)),--check) && k8s/validate
 
 dashboards: ## Rebuild the Grafana dashboards' JSON and datasource from grafana-dashboards/src/; CHECK=1 only checks
 	@grafana-dashboards/build $(if $(filter 1,$(CHECK)),--check)
 
-## ---- Experiments (experiments/*.yaml; packages/experiments) ----
+## ---- Experiments (experiments/*.yaml; the runner: experiments/runner) ----
 experiments: ## List the experiments: name, hypothesis, source, expected direction, time
 	@scripts/experiment list
 

@@ -13,47 +13,44 @@
 //                                 longer rendered is removed)
 //   node k8s/render.mjs --check   exit 1 naming each file that differs from a fresh render
 //
+// Each nodeSet's config, JVM options and resources are the k8s variant of the one node-config
+// source (packages/contract/src/node-config.js), as the native and compose runtimes' are; the YAML
+// is the `yaml` package's (the workspace's, YAML 1.1 as Kubernetes reads it), the write and
+// --check packages/contract/src/render-files.js'.
+//
 // A broken topology, or one Kubernetes cannot express (one index group's nodes of different
 // sizes: a nodeSet has one pod template), is one line on stderr, exit 2, and nothing written.
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { labEnvFile, LabEnvError, loadLabEnv } from '../packages/contract/src/lab-env-file.js';
+import { nodeConfigs } from '../packages/contract/src/node-config.js';
+import { checkArg, RenderError, renderFiles, runMain } from '../packages/contract/src/render-files.js';
 import { topology, TopologyError } from '../packages/contract/src/topology.js';
 
 const k8sDir = dirname(fileURLToPath(import.meta.url));
 const root = dirname(k8sDir);
 export const OUTPUT_DIR = join(k8sDir, 'generated');
 
-// ---- A small YAML writer: block style, keys in insertion order, comments attached to keys ------
+// ---- YAML: the `yaml` package, with comments attached to keys ---------------------------------
+
+// The workspace's `yaml` package: when the workspace is not installed, one line saying so
+const yaml = await import('yaml').catch(() => null);
+function yamlPackage() {
+  if (yaml === null) throw new RenderError('error: k8s/render.mjs: the `yaml` package is missing: install the workspace\'s Node.js packages (scripts/install/npm-deps.sh)');
+  return yaml;
+}
 
 const NOTES = Symbol('notes');
 /** obj with comments to write above some of its keys: note({ a: 1 }, { a: 'why a' }) */
 export const note = (obj, notes) => Object.assign(obj, { [NOTES]: notes });
 
-// What plain YAML would read as another type, or that needs quoting to parse at all
-const PLAIN_UNSAFE = /^$|^[\s\-?:,[\]{}#&*!|>'"%@`~]|[\s]$|: |:$| #|[\n\t]|^(y|yes|n|no|true|false|on|off|null|~)$|^[-+.]?[0-9]/i;
-
-function scalar(v) {
-  if (v === null) return 'null';
-  if (typeof v === 'boolean' || typeof v === 'number') return String(v);
-  const s = String(v);
-  return PLAIN_UNSAFE.test(s) ? JSON.stringify(s) : s;
-}
-
-/** A multi-line string as a literal block (|), keeping its final newlines exactly. */
-function block(s, pad) {
-  const chomp = s.endsWith('\n\n') ? '+' : s.endsWith('\n') ? '' : '-';
-  const body = s.endsWith('\n') ? s.slice(0, -1) : s;
-  const indicator = /^\s/.test(body) ? '2' : '';
-  return [`|${indicator}${chomp}`, ...body.split('\n').map((l) => (l === '' ? '' : `${pad}${l}`))];
-}
-
-// Comment lines, each line of text wrapped at 100 columns
-function comments(text, pad) {
-  const width = Math.max(40, 100 - pad.length - 2);
+// Comment text wrapped at 100 columns (with the indent it is written at), as the yaml package's
+// comment lines: each line of the result is written as `#` + the line
+function commentText(text, indent) {
+  const width = Math.max(40, 100 - indent - 2);
   return text.split('\n').flatMap((line) => {
-    if (line === '') return [`${pad}#`];
+    if (line === '') return [''];
     const out = [];
     let cur = '';
     for (const word of line.split(' ')) {
@@ -63,54 +60,42 @@ function comments(text, pad) {
       } else cur = cur === '' ? word : `${cur} ${word}`;
     }
     out.push(cur);
-    return out.map((l) => `${pad}# ${l}`);
+    return out.map((l) => ` ${l}`);
+  }).join('\n');
+}
+
+// The notes of value (and of every object in it) onto node, the yaml package's node of it: a
+// key's note above the key; the first key's note of a list item above its `- `
+function attachNotes(value, node, indent, inSeq = false) {
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => attachNotes(item, node.items[i], indent + 2, true));
+    return;
+  }
+  if (value === null || typeof value !== 'object' || !yamlPackage().isMap(node)) return;
+  const notes = value[NOTES] ?? {};
+  node.items.forEach((pair, i) => {
+    const text = notes[pair.key.value];
+    if (text) {
+      if (inSeq && i === 0) node.commentBefore = commentText(text, indent - 2);
+      else pair.key.commentBefore = commentText(text, indent);
+    }
+    attachNotes(value[pair.key.value], pair.value, indent + 2);
   });
 }
 
-function mapLines(obj, indent) {
-  const pad = ' '.repeat(indent);
-  const out = [];
-  for (const [k, v] of Object.entries(obj)) {
-    if (v === undefined) continue;
-    if (obj[NOTES]?.[k]) out.push(...comments(obj[NOTES][k], pad));
-    const key = `${pad}${scalar(k)}:`;
-    if (Array.isArray(v)) {
-      if (v.length === 0) out.push(`${key} []`);
-      else out.push(key, ...seqLines(v, indent + 2));
-    } else if (v !== null && typeof v === 'object') {
-      if (Object.keys(v).length === 0) out.push(`${key} {}`);
-      else out.push(key, ...mapLines(v, indent + 2));
-    } else if (typeof v === 'string' && v.includes('\n')) {
-      const [head, ...rest] = block(v, `${pad}  `);
-      out.push(`${key} ${head}`, ...rest);
-    } else {
-      out.push(`${key} ${scalar(v)}`);
-    }
-  }
-  return out;
-}
+// YAML 1.1 (what Kubernetes' own parser reads): yes, on, 1:20 stay quoted strings. No folding of
+// long lines; multi-line text as literal blocks.
+const YAML_OPTIONS = { version: '1.1' };
+const TO_STRING = { lineWidth: 0, blockQuote: 'literal' };
 
-function seqLines(arr, indent) {
-  const pad = ' '.repeat(indent);
-  const out = [];
-  for (const item of arr) {
-    if (Array.isArray(item)) throw new Error('yaml: a list directly in a list is not supported');
-    if (item !== null && typeof item === 'object' && Object.keys(item).length > 0) {
-      const lines = mapLines(item, indent + 2);
-      const first = lines.findIndex((l) => !l.trimStart().startsWith('#'));
-      out.push(...lines.slice(0, first).map((l) => pad + l.trimStart()));
-      out.push(`${pad}- ${lines[first].slice(indent + 2)}`, ...lines.slice(first + 1));
-    } else {
-      out.push(`${pad}- ${item !== null && typeof item === 'object' ? '{}' : scalar(item)}`);
-    }
-  }
-  return out;
-}
-
-/** Documents (objects) -> one YAML stream, `header` (comment text) on top. */
+/** Documents (objects, with their notes) -> one YAML stream, `header` (comment text) on top. */
 export function yamlStream(docs, header) {
-  const parts = docs.map((d) => mapLines(d, 0).join('\n'));
-  return `${comments(header, '').join('\n')}\n---\n${parts.join('\n---\n')}\n`;
+  const parts = docs.map((value) => {
+    const doc = new (yamlPackage().Document)(value, YAML_OPTIONS);
+    attachNotes(value, doc.contents, 0);
+    return doc.toString(TO_STRING);
+  });
+  return `${commentText(header, 0).split('\n').map((l) => `#${l}`).join('\n')}\n---\n${parts.join('---\n')}`;
 }
 
 // ---- From lab.env to resources -----------------------------------------------------------------
@@ -129,9 +114,6 @@ export function quantity(bytes) {
   return String(bytes);
 }
 
-// the heap as the JVM reads it: 512m -> -Xms512m -Xmx512m
-const javaOpts = (heap) => `-Xms${heap} -Xmx${heap}`;
-
 /**
  * lab.env's model and values -> the settings the resources need, each checked: one line naming
  * the key on the first problem (TopologyError, as the topology's own errors).
@@ -147,14 +129,15 @@ export function k8sSettings(env, { file = 'lab.env' } = {}) {
     return v;
   };
   const port = (key) => Number(need(key, /^[1-9][0-9]{0,4}$/, 'want a port number (1-65535)'));
+  // what node-config.js puts in every nodeSet's config, checked as ECK takes it
+  need('ES_WRITE_QUEUE', /^-?[0-9]+$/, 'want a number of queued writes, e.g. 10000');
+  for (const w of ['LOW', 'HIGH', 'FLOOD']) need(`ES_DISK_WATERMARK_${w}`, null, 'a disk watermark, e.g. 2gb');
   return {
     cluster: need('CLUSTER_NAME', DNS_LABEL, 'the Elasticsearch resource is named after it: lower-case letters, digits and -, e.g. CLUSTER_NAME=tenantlab'),
     namespace: need('K8S_NAMESPACE', DNS_LABEL, 'the namespace of every resource: lower-case letters, digits and -, e.g. K8S_NAMESPACE=tenantlab'),
     esVersion: need('ES_VERSION', /^[0-9]+\.[0-9]+\.[0-9]+$/, 'want a version like 9.5.3'),
     kibanaVersion: need('KIBANA_VERSION', /^[0-9]+\.[0-9]+\.[0-9]+$/, 'want a version like 9.5.3'),
     dataVolume: need('K8S_DATA_VOLUME', QUANTITY, 'want a Kubernetes quantity for each node\'s data volume, e.g. 10Gi'),
-    writeQueue: Number(need('ES_WRITE_QUEUE', /^-?[0-9]+$/, 'want a number of queued writes, e.g. 10000')),
-    watermarks: ['LOW', 'HIGH', 'FLOOD'].map((w) => need(`ES_DISK_WATERMARK_${w}`, null, 'a disk watermark, e.g. 2gb')),
     allocatorImage: need('K8S_ALLOCATOR_IMAGE', IMAGE, 'want an image reference with a tag, e.g. tenantlab/allocator:0.1.0'),
     locustImage: need('K8S_LOCUST_IMAGE', IMAGE, 'want an image reference with a tag, e.g. tenantlab/locust:2.47.0'),
     exporterImage: `${need('K8S_ES_EXPORTER_IMAGE', IMAGE, 'want an image name, e.g. quay.io/prometheuscommunity/elasticsearch-exporter')}:v${need('ES_EXPORTER_VERSION', /^[0-9.]+$/, 'want a version like 1.11.0')}`,
@@ -173,28 +156,37 @@ export function k8sSettings(env, { file = 'lab.env' } = {}) {
 }
 
 /**
- * The model -> ECK nodeSets: one per index group (count = its data nodes) and one per node without
- * a group (the master), named after the group or the node. A group's nodes must agree on roles
- * and size (one pod template per nodeSet): otherwise one line naming the keys that differ.
+ * The model and lab.env's values -> ECK nodeSets: one per index group (count = its data nodes)
+ * and one per node without a group (the master), named after the group or the node, each with the
+ * config of its nodes (node-config.js, its k8s variant: settings, JVM options, limits). A group's
+ * nodes must agree on roles and size (one pod template per nodeSet): otherwise one line naming
+ * the keys that differ.
  */
-export function nodeSets(model, { file = 'lab.env' } = {}) {
+export function nodeSets(model, env, { file = 'lab.env' } = {}) {
   const fail = (message) => {
     throw new TopologyError(file, message);
   };
+  const configs = nodeConfigs(model, env, 'k8s', { file });
+  // what one pod template fixes: [lab.env key suffix, its value in the config, as lab.env spells it]
+  const sizes = [
+    ['CPUS', (c) => c.limits.cpus, (n) => n.size.cpus],
+    ['MEM', (c) => c.limits.memBytes, (n) => n.size.mem],
+    ['HEAP', (c) => c.heap, (n) => n.size.heap],
+  ];
   const sets = [];
   const byName = new Map();
-  for (const node of model.nodes) {
+  model.nodes.forEach((node, i) => {
+    const config = configs[i];
     const setName = node.group ?? node.name;
     if (!DNS_LABEL.test(setName)) {
       fail(`${node.group !== null ? `${node.key}_GROUP=${setName}` : `LAB_NODES: ${setName}`} cannot name a Kubernetes nodeSet (lower-case letters, digits and -, no '_')`);
     }
-    const size = model.shape === 'off' ? { cpus: null, memBytes: null, mem: null, heap: node.size.heap } : node.size;
     const existing = byName.get(setName);
     if (existing === undefined) {
-      const set = { name: setName, group: node.group, nodes: [node], roles: node.roles, size };
+      const set = { name: setName, group: node.group, nodes: [node], roles: node.roles, config };
       byName.set(setName, set);
       sets.push(set);
-      continue;
+      return;
     }
     if (existing.group === null || node.group === null) {
       fail(`${node.group !== null ? `${node.key}_GROUP=${node.group}` : `LAB_NODES: ${node.name}`} is also the name of ${existing.nodes[0].name}'s nodeSet: rename the group or the node`);
@@ -203,16 +195,13 @@ export function nodeSets(model, { file = 'lab.env' } = {}) {
     if (node.roles.join(',') !== existing.roles.join(',')) {
       fail(`${first.key}_ROLES=${existing.roles.join(',')} and ${node.key}_ROLES=${node.roles.join(',')} differ: ${node.group}'s nodes are one Kubernetes nodeSet, with one set of roles`);
     }
-    for (const [field, suffix] of [['cpus', 'CPUS'], ['mem', 'MEM'], ['heap', 'HEAP']]) {
-      const a = existing.size[field];
-      const b = size[field];
-      const same = field === 'mem' ? existing.size.memBytes === size.memBytes : a === b;
-      if (!same) {
-        fail(`${first.key}_${suffix}=${a ?? ''} and ${node.key}_${suffix}=${b ?? ''} differ: ${node.group}'s nodes are one Kubernetes nodeSet, with one pod template: give every node of ${node.group} the same size`);
+    for (const [suffix, of, spelt] of sizes) {
+      if (of(existing.config) !== of(config)) {
+        fail(`${first.key}_${suffix}=${spelt(first) ?? ''} and ${node.key}_${suffix}=${spelt(node) ?? ''} differ: ${node.group}'s nodes are one Kubernetes nodeSet, with one pod template: give every node of ${node.group} the same size`);
       }
     }
     existing.nodes.push(node);
-  }
+  });
   return sets;
 }
 
@@ -239,8 +228,6 @@ const caVolume = (s) => ({ name: 'es-http-ca', secret: { secretName: httpCaSecre
 const caMount = { name: 'es-http-ca', mountPath: CA_DIR, readOnly: true };
 
 function elasticsearch(model, s, sets) {
-  const [low, high, flood] = s.watermarks;
-  const attr = model.groupAttr;
   return note({
     apiVersion: 'elasticsearch.k8s.elastic.co/v1',
     kind: 'Elasticsearch',
@@ -255,35 +242,30 @@ function elasticsearch(model, s, sets) {
         },
       },
       nodeSets: sets.map((set) => {
+        const { limits } = set.config;
         const container = note({
           name: 'elasticsearch',
-          env: [{ name: 'ES_JAVA_OPTS', value: javaOpts(set.size.heap) }],
+          // the heap, as the official image's launcher takes it (it adds the rest)
+          env: [{ name: 'ES_JAVA_OPTS', value: set.config.jvm.join(' ') }],
         }, {
-          env: set.size.cpus === null && set.size.memBytes === null
+          env: limits.cpus === null && limits.memBytes === null
             ? `no ${set.nodes[0].key}_CPUS or _MEM${model.shape === 'off' ? ' applied (SHAPE=off)' : ''}: ECK's default resources (2Gi of memory)`
             : undefined,
         });
         const res = {};
-        if (set.size.cpus !== null) res.cpu = String(set.size.cpus);
-        if (set.size.memBytes !== null) res.memory = quantity(set.size.memBytes);
+        if (limits.cpus !== null) res.cpu = String(limits.cpus);
+        if (limits.memBytes !== null) res.memory = quantity(limits.memBytes);
         if (Object.keys(res).length > 0) {
           container.resources = { requests: { ...res }, limits: { ...res } };
           container[NOTES].resources = `${set.nodes[0].key}_CPUS / ${set.nodes[0].key}_MEM: requests = limits, as Compose's cpus/mem_limit; unset ones keep ECK's defaults`;
         }
-        const config = {
-          'node.roles': set.roles,
-          ...(set.group !== null ? { [`node.attr.${attr}`]: set.group } : {}),
-          'thread_pool.write.queue_size': s.writeQueue,
-          'cluster.routing.allocation.disk.watermark.low': low,
-          'cluster.routing.allocation.disk.watermark.high': high,
-          'cluster.routing.allocation.disk.watermark.flood_stage': flood,
-          'node.store.allow_mmap': false,
-        };
         const names = set.nodes.map((n) => n.name).join(', ');
         return note({
           name: set.name,
           count: set.nodes.length,
-          config: note(config, {
+          // the nodes' settings (node-config.js): ECK names the cluster and the nodes and places
+          // them on the network and on disk itself
+          config: note({ ...set.config.settings }, {
             'node.store.allow_mmap': 'no vm.max_map_count to raise on the Kubernetes nodes (no privileged init container)',
           }),
           podTemplate: { spec: { containers: [container] } },
@@ -640,7 +622,7 @@ const HEADER = (what) => `GENERATED by k8s/render.mjs from lab.env (topology, ve
  */
 export function renderK8s(model, env, { file = 'lab.env', promDir = join(root, 'prometheus'), trafficDir = join(root, 'traffic') } = {}) {
   const s = k8sSettings(env, { file });
-  const sets = nodeSets(model, { file });
+  const sets = nodeSets(model, env, { file });
   const traffic = trafficFiles(trafficDir);
   const cpuset = model.nodes.filter((n) => n.size.cpuset !== null).map((n) => `${n.key}_CPUSET`);
   return {
@@ -654,59 +636,15 @@ export function renderK8s(model, env, { file = 'lab.env', promDir = join(root, '
   };
 }
 
-/** The .yaml files under dir, relative to it */
-function existingFiles(dir, sub = '') {
-  if (!existsSync(join(dir, sub))) return [];
-  return readdirSync(join(dir, sub), { withFileTypes: true }).flatMap((d) => {
-    const rel = sub ? `${sub}/${d.name}` : d.name;
-    if (d.isDirectory()) return existingFiles(dir, rel);
-    return d.name.endsWith('.yaml') ? [rel] : [];
-  });
-}
-
 function main(args) {
-  const check = args.includes('--check');
-  if (args.some((a) => a !== '--check')) throw new TopologyError('k8s/render.mjs', `unknown argument '${args.find((a) => a !== '--check')}'; usage: k8s/render.mjs [--check]`);
+  const check = checkArg(args, 'k8s/render.mjs [--check]');
   const file = labEnvFile(process.env);
   if (!existsSync(file)) throw new TopologyError(file, 'no such file (LAB_ENV_FILE)');
   const env = loadLabEnv({ file });
   const model = topology(env, { file });
-  const files = renderK8s(model, env, { file });
-  const shown = (f) => relative(root, join(OUTPUT_DIR, f));
-  const stale = [];
-  for (const [f, text] of Object.entries(files)) {
-    const path = join(OUTPUT_DIR, f);
-    const current = existsSync(path) ? readFileSync(path, 'utf8') : null;
-    if (current !== text) stale.push({ f, text, why: current === null ? 'missing' : 'differs from what lab.env renders' });
-  }
-  const extra = existingFiles(OUTPUT_DIR).filter((f) => !(f in files));
-  for (const f of extra) stale.push({ f, text: null, why: 'no longer rendered' });
-  if (check) {
-    for (const { f, why } of stale) process.stderr.write(`stale: ${shown(f)} (${why})\n`);
-    return stale.length ? 1 : 0;
-  }
-  for (const { f, text } of stale) {
-    const path = join(OUTPUT_DIR, f);
-    if (text === null) {
-      rmSync(path);
-      process.stderr.write(`removed: ${shown(f)}\n`);
-    } else {
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, text);
-      process.stderr.write(`rendered: ${shown(f)}\n`);
-    }
-  }
-  if (stale.length === 0) process.stderr.write(`up to date: ${relative(root, OUTPUT_DIR)}/ (${Object.keys(files).length} files)\n`);
-  return 0;
+  const files = Object.entries(renderK8s(model, env, { file })).map(([f, content]) => ({ path: join(OUTPUT_DIR, f), content }));
+  const dir = relative(root, OUTPUT_DIR);
+  return renderFiles(files, { root, check, source: 'lab.env', owns: [{ dir, ext: '.yaml' }], label: `${dir}/ (${files.length} files)` });
 }
 
-// Run as a program (not imported): compared through realpath, so a symlinked checkout still runs
-if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
-  try {
-    process.exitCode = main(process.argv.slice(2));
-  } catch (err) {
-    if (!(err instanceof LabEnvError || err instanceof TopologyError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    process.exitCode = 2;
-  }
-}
+runMain(import.meta.url, main, [LabEnvError, TopologyError]);

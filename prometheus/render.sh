@@ -6,7 +6,7 @@
 # or empty is an error: a half-rendered config must never start.
 #
 # One renderer for both runtimes, hence POSIX sh + sed + grep only:
-#   native:  runtimes/native/services/prometheus.sh renders into $LAB_DIR/prometheus/ with loopback targets
+#   native:  runtimes/lib/services/prometheus.sh renders into $LAB_DIR/prometheus/ with loopback targets
 #   compose: the prometheus container's entrypoint (busybox in the official image) renders into
 #            /prometheus/ with the compose service names, then execs /bin/prometheus
 set -eu

@@ -1,7 +1,7 @@
 // API latency at a fixed 200 requests/s on loopback (target p99 < 20 ms), against a real
 // allocator process and the real cluster.
 import autocannon from 'autocannon';
-import { AllocatorProcess } from '@tenantlab/test-support/allocator-process';
+import { AllocatorProcess } from '../src/process.js';
 
 function run(url, { rate = 200, duration = 10, requests }) {
   return new Promise((resolve, reject) => {

@@ -2,7 +2,7 @@
 // phase and of the whole move (alias switches, drain wait, cleanup included).
 import { aliasFor } from '@tenantlab/contract/naming';
 import { productDoc, VersionClock, writeBatch } from '@tenantlab/test-support/storefront';
-import { AllocatorProcess } from '@tenantlab/test-support/allocator-process';
+import { AllocatorProcess } from '../src/process.js';
 import { es } from '../test/integration/harness.js';
 
 export async function benchMove({ prefix, policyFile, documents = 20000 }) {

@@ -1,7 +1,7 @@
 // Placement plan for 100k synthetic tenants on the lab's two groups (target < 1 s).
 import { performance } from 'node:perf_hooks';
 import { planPlacement } from '../src/placement/place.js';
-import { planRebalance } from '../src/placement/rebalance.js';
+import { planRebalance } from '../src/rebalance/static-plan.js';
 import { loadConfig } from '../src/config.js';
 import { rng, tenantMix, twoGroups } from '@tenantlab/test-support/random';
 

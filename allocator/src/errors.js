@@ -1,13 +1,41 @@
-// Every failure a client can see is an HttpError with a stable machine code and a sentence a
-// human can act on. Elasticsearch's own errors are translated here, once.
+// The allocator's errors, in the lab's error shape (@tenantlab/contract/errors). Every failure a
+// client can see is an HttpError with a stable machine code and a sentence a human can act on;
+// the others are translated into one here (toHttpError), Elasticsearch's own included, once.
 import { errors as esErrors } from '@elastic/elasticsearch';
-import { esReason, isTransient } from '@tenantlab/contract/es-errors';
+import { esReason, isTransient, LabError } from '@tenantlab/contract/errors';
 
-export class HttpError extends Error {
+/** What the API answers: a status, a machine code (`error`), a sentence (`message`). */
+export class HttpError extends LabError {
   constructor(status, code, message) {
+    super(message, { statusCode: status, code });
+  }
+}
+
+/** A placement the policy cannot make (placement/place.js); its code says which (placementStatus). */
+export class PlacementError extends LabError {
+  constructor(code, message) {
+    super(message, { code });
+  }
+}
+
+/** A move that cannot finish (moves/); `transient`: the same move may succeed once the cluster has settled. */
+export class MoveError extends LabError {
+  constructor(message, { transient = false } = {}) {
+    super(message, { transient });
+  }
+}
+
+/** Why a job stopped early (jobs/runner.js): the allocator is shutting down. Not a failure of the job. */
+export class Interrupted extends LabError {
+  constructor(message = 'the allocator is shutting down') {
     super(message);
-    this.statusCode = status;
-    this.code = code;
+  }
+}
+
+/** A transition the job state machine (jobs/job.js) does not have: a bug in the caller, never a user error. */
+export class IllegalTransition extends LabError {
+  constructor(job, from, to, allowed = []) {
+    super(`job ${job.id}: illegal transition ${from} -> ${to} (allowed from ${from}: ${allowed.join(', ') || 'none'})`);
   }
 }
 
@@ -27,14 +55,14 @@ const placementStatus = {
 };
 
 // Which cluster failures are transient, and their one-line reason, are the lab's rules
-// (packages/contract/src/es-errors.js), shared with the seeder. Transient means the same
+// (packages/contract/src/errors.js), shared with the seeder. Transient means the same
 // request succeeds once the cluster has settled: the API answers 503, not 502.
 export { esReason, isTransient };
 
 /** Maps any error to an HttpError without leaking stacks. */
 export function toHttpError(err) {
   if (err instanceof HttpError) return err;
-  if (err?.name === 'PlacementError') return new HttpError(placementStatus[err.code] ?? 409, err.code, err.message);
+  if (err instanceof PlacementError) return new HttpError(placementStatus[err.code] ?? 409, err.code, err.message);
   if (isTransient(err)) return unavailable(`Elasticsearch unavailable: ${esReason(err)}`);
   if (err instanceof esErrors.ResponseError) {
     // The cluster's state disagrees with the request (e.g. a name already taken): a conflict.

@@ -5,11 +5,13 @@
 // dashboards/ that no source produces any more is removed.
 // --check writes nothing: it names every generated file that is missing, differs from what the
 // sources produce, or is left over, and exits 1 if there is one (the static tests and
-// `make render CHECK=1` run it). Bad usage or a bad lab.env: one line, exit 2.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// `make render CHECK=1` run it). Bad usage or a bad lab.env: one line, exit 2. The write and the
+// check are every generator's (@tenantlab/contract/render-files).
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { labEnvFile, parseLabEnv } from '@tenantlab/contract/lab-env-file';
+import { renderFiles } from '@tenantlab/contract/render-files';
 import { DASHBOARDS_DIR, generatedFiles } from './generated.js';
 
 const HERE = dirname(dirname(fileURLToPath(import.meta.url))); // grafana-dashboards/
@@ -42,44 +44,14 @@ function expected() {
   }
 }
 
-// Dashboard JSON files present in out/dashboards/ that no source produces
-function leftovers(out, files) {
-  const dir = join(out, DASHBOARDS_DIR);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => `${DASHBOARDS_DIR}/${f}`)
-    .filter((path) => !(path in files));
-}
-
 const { check, out } = parseArgs(process.argv.slice(2));
-const files = expected();
-const show = (path) => relative(process.cwd(), join(out, path)) || path;
-
-if (check) {
-  const stale = [];
-  for (const [path, text] of Object.entries(files)) {
-    const file = join(out, path);
-    if (!existsSync(file)) stale.push(`${show(path)}: missing`);
-    else if (readFileSync(file, 'utf8') !== text) stale.push(`${show(path)}: differs from its sources`);
-  }
-  for (const path of leftovers(out, files)) stale.push(`${show(path)}: no source produces it`);
-  for (const line of stale) console.error(`stale: ${line}`);
-  if (stale.length) {
-    console.error(`grafana-dashboards/build: ${stale.length} generated file(s) stale: run \`make dashboards\``);
-    process.exit(1);
-  }
-} else {
-  for (const [path, text] of Object.entries(files)) {
-    const file = join(out, path);
-    mkdirSync(dirname(file), { recursive: true });
-    if (!existsSync(file) || readFileSync(file, 'utf8') !== text) {
-      writeFileSync(file, text);
-      console.log(`wrote ${show(path)}`);
-    }
-  }
-  for (const path of leftovers(out, files)) {
-    rmSync(join(out, path));
-    console.log(`removed ${show(path)} (no source produces it)`);
-  }
-}
+// paths shown from the current directory, as a user typed --out; a dashboard JSON in
+// out/dashboards/ that no source produces is stale, and removed by a build
+const files = Object.entries(expected()).map(([path, content]) => ({ path: join(out, path), content }));
+process.exitCode = renderFiles(files, {
+  root: process.cwd(),
+  check,
+  source: 'its sources',
+  owns: [{ dir: relative(process.cwd(), join(out, DASHBOARDS_DIR)) || '.', ext: '.json' }],
+  label: `${relative(process.cwd(), out) || '.'}/ (${files.length} files)`,
+});

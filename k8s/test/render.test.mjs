@@ -1,4 +1,4 @@
-// Unit tests of k8s/render.mjs's pure parts: the YAML writer (parsed back by the `yaml` package),
+// Unit tests of k8s/render.mjs's pure parts: the YAML it writes with the `yaml` package (parsed back),
 // memory quantities, the nodeSets the topology model gives, with their one-line refusals, and the
 // Locust load (traffic/ as ConfigMaps, Prometheus' discovery of the workers).
 // Run by tests/static/k8s.bats: node --test k8s/test/
@@ -14,18 +14,21 @@ import { join } from 'node:path';
 
 const labEnv = parseLabEnv(readFileSync(new URL('../../lab.env', import.meta.url), 'utf8'));
 const model = (extra = {}) => topology({ ...labEnv, ...extra });
+const sets = (extra = {}) => nodeSets(model(extra), { ...labEnv, ...extra });
 
-test('the YAML writer: what looks like another type stays a string, blocks keep their text', () => {
+test('the YAML: what looks like another type (YAML 1.1, as Kubernetes reads it) stays a string, blocks keep their text', () => {
   const value = {
     version: '9.5.3', port: 8080, portText: '8080', yes: 'yes', empty: '', flag: false, nul: null,
     colon: 'a: b', hash: 'x #y', lead: '-Xms512m -Xmx512m', star: '*x', list: ['a', '1', 2, { k: 'v', w: ['x'] }],
     emptyList: [], emptyMap: {}, text: 'line 1\n  indented\n\nlast\n', noEol: 'a\nb', leadSpace: '  a\nb\n',
-    'app.kubernetes.io/name': 'x', 'node.attr.index_group': 'g1',
+    'app.kubernetes.io/name': 'x', 'node.attr.index_group': 'g1', on: 'off', sexagesimal: '1:20', ip: '127.0.0.1',
   };
   const text = yamlStream([note({ ...value }, { version: 'a comment\nof two lines' })], 'header');
   const [doc] = parseAllDocuments(text).map((d) => d.toJS());
   assert.deepEqual(doc, value);
-  assert.match(text, /^# header\n---\n# a comment\n# of two lines\nversion: "9.5.3"\n/);
+  assert.deepEqual(parseAllDocuments(text, { version: '1.1' })[0].toJS(), value);
+  assert.match(text, /^# header\n---\n# a comment\n# of two lines\nversion: 9\.5\.3\n/);
+  assert.match(text, /^text: \|\n {2}line 1\n {4}indented\n\n {2}last\n/m);
 });
 
 test('long comments wrap at 100 columns', () => {
@@ -41,21 +44,20 @@ test('memory: lab.env sizes (binary, 1536m = MiB) become exact binary quantities
 });
 
 test('nodeSets: the master alone, one per index group with its data nodes', () => {
-  const sets = nodeSets(model());
-  assert.deepEqual(sets.map((s) => [s.name, s.nodes.length, s.roles.join(',')]),
+  assert.deepEqual(sets().map((s) => [s.name, s.nodes.length, s.roles.join(',')]),
     [['es-master', 1, 'master'], ['g1', 2, 'data,ingest'], ['g2', 2, 'data,ingest']]);
 });
 
 test('nodeSets: a group of nodes of different sizes or roles is one line naming the keys', () => {
-  assert.throws(() => nodeSets(model({ ES_DATA_1_CPUS: '0.5' })), (err) => err instanceof TopologyError
+  assert.throws(() => sets({ ES_DATA_1_CPUS: '0.5' }), (err) => err instanceof TopologyError
     && err.message === "error: lab.env: ES_DATA_1_CPUS=0.5 and ES_DATA_2_CPUS= differ: g1's nodes are one Kubernetes nodeSet, with one pod template: give every node of g1 the same size");
-  assert.throws(() => nodeSets(model({ ES_DATA_3_MEM: '1g', ES_DATA_4_MEM: '2g' })), /ES_DATA_3_MEM=1g and ES_DATA_4_MEM=2g differ/);
-  assert.throws(() => nodeSets(model({ ES_DATA_4_HEAP: '1g' })), /ES_DATA_3_HEAP=512m and ES_DATA_4_HEAP=1g differ/);
-  assert.throws(() => nodeSets(model({ ES_DATA_2_ROLES: 'data' })), /ES_DATA_1_ROLES=data,ingest and ES_DATA_2_ROLES=data differ/);
+  assert.throws(() => sets({ ES_DATA_3_MEM: '1g', ES_DATA_4_MEM: '2g' }), /ES_DATA_3_MEM=1g and ES_DATA_4_MEM=2g differ/);
+  assert.throws(() => sets({ ES_DATA_4_HEAP: '1g' }), /ES_DATA_3_HEAP=512m and ES_DATA_4_HEAP=1g differ/);
+  assert.throws(() => sets({ ES_DATA_2_ROLES: 'data' }), /ES_DATA_1_ROLES=data,ingest and ES_DATA_2_ROLES=data differ/);
   // the same size in two spellings is the same size
-  assert.equal(nodeSets(model({ ES_DATA_1_MEM: '1g', ES_DATA_2_MEM: '1024m' }))[1].nodes.length, 2);
+  assert.equal(sets({ ES_DATA_1_MEM: '1g', ES_DATA_2_MEM: '1024m' })[1].nodes.length, 2);
   // SHAPE=off applies no size: only the heap must agree
-  assert.equal(nodeSets(model({ SHAPE: 'off', ES_DATA_1_CPUS: '0.5' }))[1].size.cpus, null);
+  assert.equal(sets({ SHAPE: 'off', ES_DATA_1_CPUS: '0.5' })[1].config.limits.cpus, null);
 });
 
 test('rendered: sizes as requests = limits, CPUSET named as left out, SHAPE=off without resources', () => {

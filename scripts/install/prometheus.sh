@@ -3,7 +3,7 @@
 # promtool), through the lab's apt helper (cached: a second call is a dpkg query). Refuses a
 # version older than PROMETHEUS_MIN_VERSION (lab.env). Prints the path of the prometheus binary.
 #
-# The lab runs its own Prometheus process (runtimes/native/services/prometheus.sh) on LAB_BIND; the
+# The lab runs its own Prometheus process (runtimes/lib/services/prometheus.sh) on LAB_BIND; the
 # package's own system service is not used. Where the package's postinst starts it (a host with
 # systemd and no policy-rc.d), it listens on :9090 of every interface: say so.
 set -euo pipefail

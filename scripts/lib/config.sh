@@ -34,6 +34,22 @@ export LAB_CACHE="${LAB_CACHE:-$LAB_ROOT/.lab/cache}"
 die() { echo "error: $*" >&2; exit 2; }
 say() { echo "$*" >&2; }
 
+# lab.env's Node.js (NODE_VERSION) first on PATH, for this script and every process it starts:
+# the cache's copy (warm: one file test, no process). Without one, scripts/install/node.sh
+# (once per process tree: LAB_NODE_CHECKED) installs it, or keeps a machine's node of that major.
+lab_use_node() {
+  [[ -n "${NODE_VERSION:-}" ]] || return 0
+  local bin="$LAB_CACHE/node-$NODE_VERSION/bin"
+  if [[ ! -x "$bin/node" ]]; then
+    [[ -n "${LAB_NODE_SKIP:-}" || "${LAB_NODE_CHECKED:-}" == "$NODE_VERSION" ]] && return 0
+    "$LAB_ROOT/scripts/install/node.sh" >/dev/null || exit 2
+    export LAB_NODE_CHECKED="$NODE_VERSION"
+    [[ -x "$bin/node" ]] || return 0
+  fi
+  [[ "$PATH" == "$bin:"* ]] || export PATH="$bin:$PATH"
+}
+lab_use_node
+
 # es-data-1 -> ES_DATA_1
 node_key() { local k="${1^^}"; echo "${k//-/_}"; }
 # node_var es-data-1 HTTP_PORT -> value of ES_DATA_1_HTTP_PORT

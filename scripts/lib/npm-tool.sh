@@ -6,7 +6,7 @@ npm_tool() {
   shift
   local want="$*"
   [[ "$(cat "$dir/.installed" 2>/dev/null)" == "$want" ]] && return 0
-  command -v npm >/dev/null || die "npm is needed to install $want: install Node.js 20 with npm"
+  command -v npm >/dev/null || die "npm is needed to install $want: install npm (Debian: apt-get install npm)"
   say "installing $want (npm)..."
   mkdir -p "$dir"
   npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error "$@" >&2 \

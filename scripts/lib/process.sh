@@ -38,7 +38,7 @@ lab_process_pids() {
 spawn_detached() {
   local log="$1" pid
   shift
-  command -v node >/dev/null || die "starting the lab's processes needs Node.js (node not on PATH): install Node.js 20 or newer"
+  command -v node >/dev/null || die "starting the lab's processes needs Node.js (node not on PATH): install Node.js 24 (lab.env: NODE_VERSION)"
   pid="$(
     for fd in /proc/$BASHPID/fd/*; do
       fd="${fd##*/}"

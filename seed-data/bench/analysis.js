@@ -13,9 +13,9 @@
 //                 fresh lab's first loads run on a cold JIT)
 //   ES_URL        as everywhere
 import { readFileSync } from 'node:fs';
-import { generateTenants } from '../src/generate/tenants.js';
-import { interleavedItems } from '../src/generate/catalog.js';
-import { loadProfile } from '../src/profiles.js';
+import { generateTenants } from '@tenantlab/dataset/tenants';
+import { interleavedItems } from '@tenantlab/dataset/catalog';
+import { loadProfile } from '@tenantlab/dataset/profiles';
 import { BulkLoader } from '../src/load/bulk-loader.js';
 import { clusterUp, es, uid } from '../test/integration/harness.js';
 

@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { bulkLines } from '@tenantlab/contract/write-contract';
-import { isTransientResponse } from '@tenantlab/contract/es-errors';
+import { isTransientResponse } from '@tenantlab/contract/errors';
 import { BULK_FILTER_PATH } from '../src/load/bulk-loader.js';
 
 /** Writes the items as NDJSON files of about `flushBytes` each (cut as the seeder cuts). */

@@ -1,26 +1,21 @@
-// Errors the CLI turns into one line and an exit code; anything else is a bug and says so.
-export class UsageError extends Error {
+// The seeder's errors: the lab's error shape (@tenantlab/contract/errors), each with the exit
+// code the CLI ends with. The CLI prints any error with an exit code as its one line; anything
+// else is a bug and says so.
+import { InputError, LabError } from '@tenantlab/contract/errors';
+
+/** Bad input (unknown profile, SEED not a number, a tenant that exists with another spec): exit 2. */
+export class UsageError extends InputError {}
+
+/** A dependency (allocator, cluster) is down or refused: not the user's input, not our bug; exit 3. */
+export class ServiceError extends LabError {
   constructor(message) {
-    super(message);
-    this.name = 'UsageError';
-    this.exitCode = 2;
+    super(message, { exitCode: 3 });
   }
 }
 
-/** A dependency (allocator, cluster) is down or refused: not the user's input, not our bug. */
-export class ServiceError extends Error {
+/** The load ran but the result is wrong (counts differ, items failed for good): exit 1. */
+export class SeedError extends LabError {
   constructor(message) {
-    super(message);
-    this.name = 'ServiceError';
-    this.exitCode = 3;
-  }
-}
-
-/** The load ran but the result is wrong (counts differ, items failed for good). */
-export class SeedError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'SeedError';
-    this.exitCode = 1;
+    super(message, { exitCode: 1 });
   }
 }

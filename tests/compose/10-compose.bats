@@ -10,7 +10,7 @@ setup() {
 # dc ARGS...: docker compose on the test lab's project, as runtimes/compose/bin/lab calls it
 dc() {
   local files
-  mapfile -t files < <("$REPO/compose/bin/lab" files)
+  mapfile -t files < <("$REPO/runtimes/compose/bin/lab" files)
   docker compose --project-directory "$REPO" "${files[@]}" --env-file "$LAB_ENV_FILE" "$@"
 }
 

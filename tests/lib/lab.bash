@@ -51,6 +51,47 @@ shift_ports() {
 # lab_pids DIR: live JVMs of the lab whose state is in DIR
 lab_pids() { pgrep -f -- "-Dtenantlab.lab=$1 " || true; }
 
+# Processes are counted per lab, never machine-wide (`pgrep java` counts a developer's own lab
+# running beside the tests, and whatever else runs on the machine).
+# lab_dir_pids DIR: every live process the lab whose state is in DIR started (tagged
+# TENANTLAB_LAB=DIR in its environment: scripts/lib/process.sh), sorted
+lab_dir_pids() {
+  (LAB_DIR="$1" && source "$REPO/scripts/lib/process.sh" && lab_process_pids) | sort -n
+}
+# lab_jvm_pids DIR: those of them that are JVMs (Elasticsearch nodes)
+lab_jvm_pids() {
+  local pid
+  for pid in $(lab_dir_pids "$1"); do
+    [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == java ]] && echo "$pid"
+  done
+  return 0
+}
+# pids_of COMM FILE ENV_LINE: the live processes named COMM (node, java...) running FILE (an
+# absolute path; an argument relative to the process's working directory counts) whose
+# environment holds ENV_LINE exactly (e.g. ALLOCATOR_ES_URL=$ES: only those working on this
+# lab's cluster), sorted; processes of other users (environment unreadable) never count
+pids_of() {
+  local f pid cwd arg
+  for f in /proc/[0-9]*/comm; do
+    [[ "$(cat "$f" 2>/dev/null)" == "$1" ]] || continue
+    pid="${f#/proc/}" pid="${pid%/comm}"
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF -- "$3" || continue
+    cwd="$(readlink "/proc/$pid/cwd" 2>/dev/null)" || continue
+    while IFS= read -r arg; do
+      [[ "$arg" == /* ]] || arg="$cwd/$arg"
+      [[ "$(realpath -m -- "$arg")" == "$2" ]] && { echo "$pid"; break; }
+    done < <(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null)
+  done | sort -n
+  return 0
+}
+# lab_allocator_pids: the allocators of this lab's cluster: the lab's own service (tagged with
+# LAB_DIR) and any other started against its Elasticsearch (ALLOCATOR_ES_URL=$ES: the demo's,
+# `node src/main.js` in allocator/); never an allocator of another lab on the machine
+lab_allocator_pids() {
+  local main="$REPO/allocator/src/main.js"
+  { pids_of node "$main" "TENANTLAB_LAB=$LAB_DIR"; pids_of node "$main" "ALLOCATOR_ES_URL=$ES"; } | sort -nu
+}
+
 # lab_runtime: the runtime the lab in LAB_DIR runs on (native, compose), "none" when down
 lab_runtime() { cat "$LAB_DIR/runtime" 2>/dev/null || echo none; }
 # project_containers PROJECT: "ID STARTED-AT" of every running container of a compose project

@@ -35,22 +35,25 @@ write_topology_env() {
 node_key_of() { local k="${1^^}"; echo "${k//-/_}"; }
 
 # in_copy DIR CMD...: CMD run in the copy DIR with nothing of the caller's environment (tests/run
-# exports lab.env's keys, which would win over the copy's lab.env)
+# exports lab.env's keys, which would win over the copy's lab.env) but the checkout's cache of
+# downloads (LAB_CACHE: lab.env's Node.js, scripts/install/node.sh, is not fetched again per copy)
 in_copy() {
   local dir="$1"
   shift
-  (cd "$dir" && env -i PATH="$PATH" HOME="$HOME" "$@")
+  (cd "$dir" && env -i PATH="$PATH" HOME="$HOME" LAB_CACHE="${LAB_CACHE:-$REPO/.lab/cache}" "$@")
 }
 
 # repo_copy DIR: the files `make render` reads and writes (Makefile, lab.env, runtimes/compose/, k8s/,
-# prometheus/, scripts/, packages/contract/, traffic/: its Python files are the k8s ConfigMaps';
-# README.md: make bench-load's figures),
+# prometheus/, scripts/, packages/contract/, traffic/: its Python files are the k8s ConfigMaps',
+# its README make bench-load's figures),
 # copied to DIR, so a test can edit them without touching the checkout
 repo_copy() {
   local dir="$1"
   mkdir -p "$dir/packages" "$dir/runtimes"
-  cp -r "$REPO/runtimes/compose" "$dir/runtimes/"
-  cp -r "$REPO/Makefile" "$REPO/lab.env" "$REPO/README.md" "$REPO/k8s" "$REPO/prometheus" "$REPO/scripts" "$REPO/traffic" "$dir/"
+  cp -r "$REPO/runtimes/compose" "$REPO/runtimes/lib" "$dir/runtimes/"
+  cp -r "$REPO/Makefile" "$REPO/lab.env" "$REPO/k8s" "$REPO/prometheus" "$REPO/scripts" "$REPO/traffic" "$dir/"
   cp -r "$REPO/packages/contract" "$dir/packages/"
   rm -rf "$dir/packages/contract/node_modules"
+  # the workspace's packages, as the checkout has them (k8s/render.mjs writes YAML with `yaml`)
+  ln -s "$REPO/node_modules" "$dir/node_modules"
 }

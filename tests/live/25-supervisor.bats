@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The native supervisor under load: the lab's services (runtimes/native/services/*.sh) stopped and
+# The native supervisor under load: the lab's services (runtimes/lib/services/*.sh) stopped and
 # started 10 times in a row while two busy loops keep both cores of the machine busy. Every
 # start must be judged by the process the lab recorded: no false "exited during startup", the
 # recorded pid is the live process that holds the service's port, and nothing is left over.
@@ -30,7 +30,7 @@ setup() {
   load ../lib/lab
   [[ "$(cat "$LAB_DIR/runtime" 2>/dev/null)" == native ]] || skip "native runtime only"
   source "$REPO/scripts/lib/process.sh"
-  source "$REPO/runtimes/native/lib/services.sh"
+  source "$REPO/runtimes/lib/services.sh"
 }
 
 # node_pids: the recorded pids of the lab's nodes, sorted
@@ -68,7 +68,7 @@ assert_service_runs() {
     else
       # the driver's own start and check, with job control on
       run bash -c 'set -m
-        for f in scripts/lib/config.sh scripts/lib/cluster.sh scripts/lib/process.sh runtimes/native/lib/services.sh; do
+        for f in scripts/lib/config.sh scripts/lib/cluster.sh scripts/lib/process.sh runtimes/lib/services.sh; do
           source "$REPO/$f"
         done
         for n in $(lab_services); do start_service "$n" && wait_for_service "$n" "$LAB_UP_TIMEOUT" || exit 1; done'

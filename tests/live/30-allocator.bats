@@ -4,6 +4,8 @@
 
 setup_file() {
   export SMOKE_TENANT="smoke-$$-$RANDOM"
+  # two heavy tenants for make tenant-add / tenant-rm / groups / rebalance and the CLI's add / rm
+  export RB_A="rb-a-$$" RB_B="rb-b-$$"
 }
 
 setup() {
@@ -12,7 +14,10 @@ setup() {
 
 teardown_file() {
   load ../lib/lab
-  curl -fsS --max-time 60 -X DELETE "http://$LAB_BIND:$ALLOCATOR_PORT/tenants/$SMOKE_TENANT" >/dev/null 2>&1 || true
+  local t
+  for t in "$SMOKE_TENANT" "$RB_A" "$RB_B"; do
+    curl -fsS --max-time 60 -X DELETE "http://$LAB_BIND:$ALLOCATOR_PORT/tenants/$t" >/dev/null 2>&1 || true
+  done
 }
 
 @test "the allocator is ready and knows the lab's groups" {
@@ -149,4 +154,103 @@ teardown_file() {
   assert_output --regexp '^200 '
   run curl -s -o /dev/null -w '%{http_code}' "$ES/_alias/tenant-$SMOKE_TENANT"
   assert_output 404
+}
+
+# group_tenants GROUP: the tenants column of GROUP's line in `make groups`
+group_tenants() { make -s -C "$REPO" groups | awk -v g="$1" '$1 == g { print $4 }'; }
+# tenant_field ID JQ: a field of the tenant as the API shows it
+tenant_field() { api GET "/tenants/$1" | cut -d' ' -f2- | jq -r "$2"; }
+CLI_ALLOC() { "$REPO/allocator/bin/tenantlab-allocator" --url "$ALLOCATOR" "$@"; }
+
+@test "make tenant-add places a tenant as asked; make groups lists every group with its nodes and counts it" {
+  local before
+  before="$(group_tenants g1)"
+  [[ "$before" =~ ^[0-9]+$ ]] || fail "make groups has no g1 line: $(make -s -C "$REPO" groups)"
+  # heavy by traffic (300: three shared indices' worth), so make rebalance below has work
+  run make -s -C "$REPO" tenant-add ID="$RB_A" PRODUCTS=40 TRAFFIC=300 GROUP=g1 DEDICATED=1
+  assert_success
+  assert_output --regexp "^$RB_A -> [a-z0-9._-]+ \(group g1, dedicated\), alias $(alias_of "$RB_A")$"
+  assert_equal "$(tenant_field "$RB_A" '[.group, .kind, .expected_products, .traffic_weight] | join(" ")')" "g1 dedicated 40 300"
+  run es GET "/_alias/$(alias_of "$RB_A")"
+  assert_success
+  assert_equal "$(jq -r 'keys | join(",")' <<<"$output")" "$(tenant_field "$RB_A" .index)"
+
+  run make -s -C "$REPO" groups
+  assert_success
+  assert_line --index 0 --regexp '^name +nodes +indices +tenants +documents +load_per_node$'
+  local g
+  for g in $(groups); do
+    assert_line --regexp "^$g +$(nodes_of_group "$g" | paste -sd,) +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+$"
+  done
+  assert_line --regexp '^mean load per node [0-9.]+, balanced within 15%: (true|false)$'
+  assert_equal "$(group_tenants g1)" "$((before + 1))"
+  # what the API says, the table says
+  assert_equal "$(group_tenants g1)" "$(api GET /groups | cut -d' ' -f2- | jq -r '.groups[] | select(.name == "g1") | .tenants')"
+}
+
+@test "the CLI's add: the same placement with --name --traffic --group --dedicated; bad input the API refuses is one line, exit 1" {
+  run CLI_ALLOC add "$RB_B" 40 --name "Rebalance B" --traffic 300 --group g1 --dedicated
+  assert_success
+  assert_output --regexp "^$RB_B -> [a-z0-9._-]+ \(group g1, dedicated\), alias $(alias_of "$RB_B")$"
+  assert_equal "$(tenant_field "$RB_B" '[.name, .group, .kind, .expected_products, .traffic_weight] | join(",")')" "Rebalance B,g1,dedicated,40,300"
+  run CLI_ALLOC add "Bad Id" 5
+  assert_failure 1
+  assert_equal "${#lines[@]}" 1
+  assert_output --regexp '^tenantlab-allocator: .*400'
+  run CLI_ALLOC add "$RB_B" 41 --group g1
+  assert_failure 1
+  assert_equal "${#lines[@]}" 1
+  assert_output --partial "tenant_conflict"
+}
+
+@test "make rebalance BY=static moves one of the two heavy g1 tenants to g2, then the CLI's rebalance has nothing to do" {
+  [[ "$(tenant_field "$RB_A" .group) $(tenant_field "$RB_B" .group)" == "g1 g1" ]] || fail "the tenants added above are not both in g1"
+  # the plan first: the two heavy tenants make g1 the busiest group; moving one of them (the
+  # first by id at equal load: $RB_A) to the least busy one balances the groups
+  run make -s -C "$REPO" plan BY=static
+  assert_success
+  assert_line --regexp "^$RB_A +[a-z0-9._-]+ +g2"
+  refute_line --regexp "^$RB_B "
+  run make -s -C "$REPO" rebalance BY=static
+  assert_success
+  # (the progress lines go to stderr, before it)
+  assert_line --regexp "^rebalance-[a-z0-9-]+ succeeded: (.*, )?$RB_A->g2 succeeded(,|$)"
+  refute_output --partial "$RB_B->"
+  assert_equal "$(tenant_field "$RB_A" .group) $(tenant_field "$RB_B" .group)" "g2 g1"
+  # the alias follows the move: its one index is in g2 now
+  local index node
+  index="$(tenant_field "$RB_A" .index)"
+  es GET "/_cluster/health/$index?wait_for_status=green&timeout=60s" >/dev/null
+  for node in $(es GET "/_cat/shards/$index?h=node"); do
+    [[ " $(nodes_of_group g2 | paste -sd' ') " == *" $node "* ]] || fail "a shard of $index is on $node, not a g2 node"
+  done
+  assert_equal "$(es GET "/_alias/$(alias_of "$RB_A")" | jq -r 'keys | join(",")')" "$index"
+  # balanced now: nothing to do, said in one line, exit 0
+  run CLI_ALLOC rebalance --by static
+  assert_success
+  assert_output "balanced: no moves needed"
+  run make -s -C "$REPO" plan BY=static
+  assert_line --index 1 "balanced: no moves needed"
+}
+
+@test "make tenant-rm and the CLI's rm delete a tenant: alias and documents, counted; deleting it again is one line, exit 1" {
+  write_products "$RB_A" 1 7
+  es POST "/$(alias_of "$RB_A")/_refresh" >/dev/null
+  run make -s -C "$REPO" tenant-rm ID="$RB_A"
+  assert_success
+  assert_output "deleted $RB_A (7 documents)"
+  run api GET "/tenants/$RB_A"
+  assert_output --regexp '^404 '
+  run curl -s -o /dev/null -w '%{http_code}' "$ES/_alias/$(alias_of "$RB_A")"
+  assert_output 404
+
+  run CLI_ALLOC rm "$RB_B"
+  assert_success
+  assert_output "deleted $RB_B (0 documents)"
+  run api GET "/tenants/$RB_B"
+  assert_output --regexp '^404 '
+  run CLI_ALLOC rm "$RB_B"
+  assert_failure 1
+  assert_equal "${#lines[@]}" 1
+  assert_output --regexp "^tenantlab-allocator: .*404"
 }

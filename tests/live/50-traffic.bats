@@ -209,6 +209,128 @@ count() {
   assert_equal "$(jq -r '.rewrites.filtered' "$dir/translation.json")" 60
 }
 
+# ci_querylog: the ci profile's query log as `make querylog OUT=` writes it (once per file run)
+ci_querylog() {
+  local log="$BATS_FILE_TMPDIR/ci-queries.log"
+  [[ -s "$log" ]] || (cd "$REPO" && PROFILE=ci make -s querylog OUT="$log") >"$BATS_FILE_TMPDIR/querylog.out" 2>&1 \
+    || fail "make querylog failed: $(cat "$BATS_FILE_TMPDIR/querylog.out")"
+  echo "$log"
+}
+# foreign_sample N: the first N lines of the ci log with every store renamed (ci-00NN -> shop-NN):
+# a log of another platform's stores, which the lab must map onto its own tenants
+foreign_sample() {
+  head -n "$1" "$(ci_querylog)" | sed -E 's/"ci-00([0-9]{2})"/"shop-\1"/g' >"$BATS_TEST_TMPDIR/foreign.log"
+  echo "$BATS_TEST_TMPDIR/foreign.log"
+}
+# log_store_counts LOG: "store count" of every store_id term of LOG
+log_store_counts() {
+  cut -d'|' -f3- "$1" | jq -r '.. | objects | select(has("term")) | .term.store_id // empty' | LC_ALL=C sort | uniq -c | awk '{ print $2, $1 }'
+}
+
+@test "make querylog OUT=file writes the profile's log: every line TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY, a store_id term, in time order" {
+  local log="$BATS_FILE_TMPDIR/ci-queries.log"
+  rm -f "$log"
+  PROFILE=ci run make -s querylog OUT="$log"
+  assert_success
+  assert_output --regexp "^querylog: ([0-9]+) lines for 20 stores written to $log$"
+  local n
+  n="$(sed -E 's/^querylog: ([0-9]+) lines.*/\1/' <<<"$output")"
+  [[ -s "$log" ]] || fail "no file at OUT=$log"
+  assert_equal "$(wc -l <"$log")" "$n"
+  # every line: the three fields, a timestamp with exactly three decimals, a search type
+  run grep -cvE '^[0-9]{10}\.[0-9]{3}\|[a-z][a-z0-9_-]*\|\{.*\}$' "$log"
+  assert_output 0
+  # every query parses as a JSON object naming one of the profile's stores in a store_id term
+  assert_equal "$(cut -d'|' -f3- "$log" | jq -c 'select(type == "object")' | wc -l)" "$n"
+  assert_equal "$(cut -d'|' -f3- "$log" | jq -r '[.. | objects | select(has("term")) | .term.store_id // empty] | length' | grep -cvx 1)" 0
+  assert_equal "$(log_store_counts "$log" | cut -d' ' -f1 | paste -sd,)" "$(seq -f 'ci-%04g' 1 20 | paste -sd,)"
+  # timestamps never go back
+  assert_equal "$(cut -d'|' -f1 "$log" | sort -c -n 2>&1 && echo sorted)" sorted
+  # and the lab's own reader (the replay's) takes every line
+  run node --input-type=module -e '
+    import { readFileSync } from "node:fs";
+    const { parseLog } = await import(process.argv[1]);
+    const { entries, errors } = parseLog(readFileSync(process.argv[2], "utf8"));
+    console.log(entries.length, errors.length);' "$CONTRACT/src/querylog.js" "$log"
+  assert_success
+  assert_output "$n 0"
+}
+
+@test "make replay STORE_MAP=rank and STORE_MAP=hash: a foreign log's stores mapped onto the lab's tenants as documented, every query sent and checked" {
+  unset TENANTS
+  local log summary dir mode expected
+  log="$(foreign_sample 40)"
+  for mode in rank hash; do
+    # what is checked is the mapping, not a latency: cold aggregations at SPEED=max on two cores
+    # may take a second (P95_REPLAY_MS' default)
+    run make -s replay LOG="$log" SPEED=max STORE_MAP="$mode" P95_REPLAY_MS=10000
+    assert_success
+    assert_output --regexp "replay: 40 of 40 lines usable; [0-9]+ stores mapped \($mode\); no rewrite"
+    assert_output --partial "replay: 40 queries of $log"
+    assert_output --partial "verdict: PASS"
+    summary="$(summary_of "$output")"
+    dir="$(dirname "$summary")"
+    assert_equal "$(jq -r '.metrics.http_reqs.values.count' "$summary")" 40
+    assert_equal "$(jq -r '.metrics.http_req_failed.values.passes' "$summary")" 0
+    assert_equal "$(jq -r '.metrics.checks.values.fails' "$summary")" 0
+    assert_equal "$(jq -r '.metrics.cross_tenant_hits.values.count // 0' "$summary")" 0
+    # the map, worked out here from the lab's tenants of the run (tenants.json) and the log:
+    # rank: the most queried stores onto the highest traffic weights, in turn (ties by id);
+    # hash: FNV-1a of the store id over the tenants sorted by id
+    if [[ "$mode" == rank ]]; then
+      expected="$(log_store_counts "$log" | LC_ALL=C sort -k2,2nr -k1,1 | jq -Rn --slurpfile t "$dir/tenants.json" '
+        ($t[0].tenants | sort_by(.id) | map({id, w: (.traffic_weight // 1)})) as $ts
+        | ([range(0; $ts | length)] | sort_by(-$ts[.].w) | map($ts[.].id)) as $heavy
+        | [inputs | split(" ")[0]] | to_entries | map({key: .value, value: $heavy[.key % ($heavy | length)]}) | from_entries')"
+    else
+      expected="$(log_store_counts "$log" | python3 -c '
+import json, sys
+ids = sorted(t["id"] for t in json.load(open(sys.argv[1]))["tenants"])
+def fnv1a(s):
+    h = 0x811C9DC5
+    for c in s:
+        h = ((h ^ ord(c)) * 0x01000193) & 0xFFFFFFFF
+    return h
+print(json.dumps({line.split()[0]: ids[fnv1a(line.split()[0]) % len(ids)] for line in sys.stdin}))' "$dir/tenants.json")"
+    fi
+    assert_equal "$(jq -r .mode "$dir/store-map.json")" "$mode"
+    assert_equal "$(jq -cS .pairs "$dir/store-map.json")" "$(jq -cS . <<<"$expected")"
+    # and the queries went to those tenants: the prepared log's stores are the mapped ones
+    assert_equal "$(log_store_counts "$dir/prepared.log" | awk '{ n += $2 } END { print n }')" 40
+    assert_equal "$(log_store_counts "$dir/prepared.log" | cut -d' ' -f1 | sort)" "$(jq -r '[.[]] | unique[]' <<<"$expected" | sort)"
+  done
+}
+
+@test "make replay TRANSLATE=off: the log's queries sent as they are; a legacy log then fails on Elasticsearch" {
+  unset TENANTS
+  # the ci log's queries on this file's two tenants: the lab's own stores, so no mapping either
+  local log="$BATS_TEST_TMPDIR/own.log" summary dir
+  head -n 30 "$(ci_querylog)" | sed -E "s/\"ci-00[0-9]*[13579]\"/\"$TA\"/g; s/\"ci-00[0-9]*[02468]\"/\"$TB\"/g" >"$log"
+  run make -s replay LOG="$log" SPEED=max TRANSLATE=off P95_REPLAY_MS=10000
+  assert_success
+  assert_output --partial "replay: 30 of 30 lines usable; 2 stores mapped (identity); no rewrite"
+  assert_output --partial "verdict: PASS"
+  summary="$(summary_of "$output")"
+  dir="$(dirname "$summary")"
+  assert_equal "$(jq -r '.metrics.http_reqs.values.count' "$summary")" 30
+  assert_equal "$(jq -r '.metrics.checks.values.fails' "$summary")" 0
+  # byte for byte what the log holds
+  cmp "$log" "$dir/prepared.log" || fail "TRANSLATE=off changed the queries: $(diff "$log" "$dir/prepared.log" | head -c 400)"
+  assert_equal "$(jq -c .rewrites "$dir/translation.json")" '{}'
+
+  # the 1.x log of the test above, untranslated: Elasticsearch refuses its queries (filtered,
+  # and/or/not), which the run reports as failed requests
+  local pairs="$BATS_TEST_TMPDIR/pairs"
+  printf '123456 %s\n234567 %s\n345678 %s\n456789 %s\n567890 %s\n678901 %s\n789012 %s\n890123 %s\n' \
+    "$TA" "$TB" "$TA" "$TB" "$TA" "$TB" "$TA" "$TB" >"$pairs"
+  run make -s replay LOG="$FIXTURES/queries-legacy.log" SPEED=max STORE_MAP="$pairs" TRANSLATE=off
+  assert_failure
+  assert_output --regexp "replay: [0-9]+ of 62 lines usable; 8 stores mapped \(file\); no rewrite"
+  refute_output --partial "verdict: PASS"
+  summary="$(summary_of "$output")"
+  [[ "$(jq -r '.metrics.http_req_failed.values.passes' "$summary")" -gt 0 ]] || fail "no request failed: the legacy queries were translated after all"
+}
+
 @test "replay: a log with no usable line, a bad STORE_MAP, a bad TRANSLATE: one line, exit 2, no stack trace" {
   printf '1735689600.100|product|{"query":{"match_all":{}}}\n' >"$BATS_TEST_TMPDIR/nostore.log"
   SCENARIO=replay LOG="$BATS_TEST_TMPDIR/nostore.log" run "$RUN"

@@ -58,7 +58,14 @@ move_with_node_killed() {
   job="$(jq -r '.id' <<<"${output#* }")"
 
   make -s -C "$REPO" node-kill NODE="$node" >/dev/null
-  # the drill is real only if the cluster lost the node while the tenant moves
+  # the drill is real only if the move was under way when the node died: the job as it was the
+  # moment node-kill returned (the node's process gone) is running, in a phase before done
+  local at_kill
+  at_kill="$(api GET "/jobs/$job" | cut -d' ' -f2- | jq -c '{state, phase}')"
+  echo "# $node killed while $job was $at_kill" >&3
+  [[ "$(jq -r .state <<<"$at_kill")" == running && "$(jq -r .phase <<<"$at_kill")" =~ ^(prepare|split|copy|switch|cleanup)$ ]] \
+    || fail "the move was not under way when $node was killed (job $job: $at_kill): nothing was drilled"
+  # and the cluster lost the node while the tenant moves
   for ((i = 0; i < 30; i++)); do es GET "/_cat/nodes?h=name" | grep -qx "$node" || break; sleep 1; done
   ! es GET "/_cat/nodes?h=name" | grep -qx "$node" || fail "$node is still in the cluster after node-kill"
   # acknowledged while the node is dead and the tenant is moving: must all survive

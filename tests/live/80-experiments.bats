@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Experiments (make experiment, packages/experiments) on the running test lab: every delivered
+# Experiments (make experiment; the runner package @tenantlab/experiments) on the running test lab: every delivered
 # experiment with QUICK=1 REPEAT=2 writes a whole report (every variant and repetition, numeric
 # figures, a computed verdict per expected direction, valid SVG charts, results.json valid
 # against its schema) and leaves the lab's indices and aliases as they were; Ctrl-C cleans up and
@@ -9,10 +9,14 @@
 
 bats_require_minimum_version 1.5.0
 
-CLI="packages/experiments/bin/tenantlab-experiment"
-
 setup_file() { load ../lib/lab; load ../lib/experiments; experiments_setup_file; }
-setup() { load ../lib/lab; load ../lib/experiments; experiments_setup; }
+setup() {
+  load ../lib/lab
+  load ../lib/experiments
+  experiments_setup
+  # the runner's own CLI, for the calls make does not offer (a spec folder of a test's own)
+  CLI="$(runner_dir)/bin/tenantlab-experiment"
+}
 
 # check_report DIR VARIANTS REPS EXPECTS: the structure of a finished run's report
 check_report() {
@@ -76,12 +80,32 @@ check_report() {
   # the split variants put odd store numbers in one index and even ones in the other
   assert_equal "$(jq '[.variants[] | select(.name == "2x4") | .layout.indices | length][0]' "$dir/results.json")" 2
   assert_equal "$(lab_state)" "$before"
-  # two runs side by side, with deltas
-  local first
-  first="$(ls -d "$RESULTS/h2-split-index"/*/ | sort | tail -n 2 | head -n 1)"
-  run make -s experiment-compare A="$first" B="$dir"
+  compare_with_changed_copy "$dir"
+}
+
+# compare_with_changed_copy DIR: `make experiment-compare` of the run in DIR (baseline) and a
+# copy of it in which variant 1x8's mean latency is 1.5 times as high and its p95 half as high
+# (contender): exactly those two rows move, by +50% and -50%, with the right figures; every
+# other row of the table is unchanged
+compare_with_changed_copy() {
+  local dir="${1%/}" other="$BATS_TEST_TMPDIR/contender" row base cont diff
+  mkdir -p "$other"
+  jq '.run_id += "-contender" | (.variants[] | select(.name == "1x8") | .repetitions[].figures) |= (.avg_ms *= 1.5 | .p95_ms *= 0.5)' \
+    "$dir/results.json" >"$other/results.json"
+  run make -s experiment-compare A="$dir" B="$other"
   assert_success
-  assert_output --partial "Diff %"
+  assert_output --partial "baseline $(jq -r .run_id "$dir/results.json") (QUICK), contender $(jq -r .run_id "$other/results.json") (QUICK)"
+  assert_line --regexp '^\| avg_ms +\| 1x8 +\| +[0-9.]+ +\| +[0-9.]+ +\| +\+[0-9.]+ +\| ms +\| +\+50% \|$'
+  assert_line --regexp '^\| p95_ms +\| 1x8 +\| +[0-9.]+ +\| +[0-9.]+ +\| +-[0-9.]+ +\| ms +\| +-50% \|$'
+  # the figures of the avg_ms row: contender 1.5 x baseline, diff their difference (three
+  # significant digits printed: within 1%)
+  row="$(grep -E '^\| avg_ms +\| 1x8 ' <<<"$output")"
+  read -r base cont diff < <(awk -F'|' '{ print $4, $5, $6 }' <<<"$row")
+  awk -v b="$base" -v c="$cont" -v d="$diff" 'BEGIN { exit !(b > 0 && (c / b - 1.5) ^ 2 < 0.0001 && ((d - (c - b)) / b) ^ 2 < 0.0001) }' \
+    || fail "avg_ms 1x8: baseline $base, contender $cont, diff $diff: not 1.5 x and their difference"
+  # every other row: no change (0%), or no figure on either side (-)
+  assert_equal "$(awk -F'|' 'NF == 9 && $2 !~ /Metric|---/ { gsub(/ /, "", $8); if ($8 != "0%" && $8 != "-") print $2 "|" $3 "|" $8 }' <<<"$output" | tr -s ' ' | sort)" \
+    "$(printf '%s\n' ' avg_ms | 1x8 |+50%' ' p95_ms | 1x8 |-50%')"
 }
 
 # The two experiments that set their own lab run once each (REPEAT=1: 9 and 6 variants on labs
@@ -135,8 +159,16 @@ quick_own_lab() {
   quick_runs_here
   local before allocators
   before="$(lab_state)"
-  allocators="$(pgrep -fc 'allocator/src/main.js' || true)"
+  # the allocators of this lab's cluster (the lab's own; the demo starts one more and must stop
+  # it), never another lab's on the machine
+  allocators="$(lab_allocator_pids)"
+  [[ -n "$allocators" || ",$LAB_SERVICES," != *,allocator,* ]] || fail "the lab's allocator not found (LAB_DIR=$LAB_DIR, ES=$ES)"
+  # while the demo runs, the allocators of this cluster every 2 s (the demo's own among them)
+  (while :; do lab_allocator_pids | paste -sd' '; sleep 2; done) >"$BATS_TEST_TMPDIR/allocators" 2>/dev/null 3>&- &
+  local sampler=$!
   run make -s demo QUICK=1
+  kill "$sampler" 2>/dev/null || true
+  wait "$sampler" 2>/dev/null || true
   assert_success
   assert_output --regexp "\[demo\] steady storefront traffic on g1 and g2; in [0-9]+ s a search bot starts crawling [a-z0-9-]+ \(on g1\)"
   assert_output --regexp "\[demo\] \+[0-9]+s  g1 neighbours p95 "
@@ -159,7 +191,10 @@ quick_own_lab() {
   # its stores, indices, template and allocators are gone: the lab is as it was
   assert_equal "$(lab_state)" "$before"
   assert_equal "$(es GET '/_cat/templates/exp-*?h=name' | wc -l)" 0
-  assert_equal "$(pgrep -fc 'allocator/src/main.js' || true)" "$allocators"
+  # the demo's allocator was seen while it ran (so this check sees one left behind), and is gone
+  [[ "$(awk '{ print NF }' "$BATS_TEST_TMPDIR/allocators" | sort -n | tail -n 1)" -gt "$(wc -w <<<"$allocators")" ]] \
+    || fail "the demo's allocator was never seen among this cluster's allocators: $(sort -u "$BATS_TEST_TMPDIR/allocators" | paste -sd';')"
+  assert_equal "$(lab_allocator_pids)" "$allocators"
 }
 
 @test "an experiment that sets its own lab refuses LAB=running: one line, nothing created" {

@@ -126,12 +126,12 @@ ingest_figures() {
   for edit in 's/^  profile: azure-logs .*/  profile: ci/' 's/^  clients: 4 .*/  vus: 4/'; do
     cp experiments/azure-refresh.yaml "$BATS_TEST_TMPDIR/azure-refresh.yaml"
     sed -i "$edit" "$BATS_TEST_TMPDIR/azure-refresh.yaml"
-    run node packages/experiments/bin/tenantlab-experiment check azure-refresh --dir "$BATS_TEST_TMPDIR"
+    run node "$(runner_dir)/bin/tenantlab-experiment" check azure-refresh --dir "$BATS_TEST_TMPDIR"
     assert_failure 2
     assert_equal "${#lines[@]}" 1
   done
   assert_output --regexp "azure-refresh.yaml: workload.vus: not for scenario: ingest \(it takes clients and bulk_docs or bulk_bytes\)"
   sed -i 's/^  vus: 4/  clients: 4/; s/^  profile: azure-logs .*/  profile: ci/' "$BATS_TEST_TMPDIR/azure-refresh.yaml"
-  run node packages/experiments/bin/tenantlab-experiment check azure-refresh --dir "$BATS_TEST_TMPDIR"
+  run node "$(runner_dir)/bin/tenantlab-experiment" check azure-refresh --dir "$BATS_TEST_TMPDIR"
   assert_output --regexp "dataset.profile: scenario: ingest writes documents of a document profile: appbase-grammar, azure-logs \(got \"ci\", a store profile\)"
 }

@@ -4,19 +4,25 @@
 # live Prometheus, as Grafana would) returning at least one series. A failure names the
 # dashboard, the panel and the query.
 #
-# Targets on the load's metrics (tenantlab_load_*, and the rules over them) are checked only while
-# Prometheus scrapes a load (job `load`: the `make load` this file starts, or one running during
-# the tests); targets that need the allocator (the other tenantlab_*, tenantlab:*, index_group:*
-# series) when the allocator is part of the lab (and then it must be up); the rest always.
+# Targets on the load's metrics (tenantlab_load_*, and the rules over them) are checked on the
+# `make load` this file starts (job `load`): a Prometheus of the lab that does not answer, a load
+# that does not start or is not scraped, a dashboard variable with no value fail, never skip.
+# Targets that need the allocator (the other tenantlab_*, tenantlab:*, index_group:* series) are
+# checked when the allocator is part of the lab (and then it must be up); the rest always.
 
 setup_file() {
   load ../lib/lab
   export PROM="http://$LAB_BIND:$PROMETHEUS_PORT"
   export PROBE_INDEX="obs-probe-$$"
   export PROBE_TENANT="obs-$$-$RANDOM"
+  # a lab without Prometheus has nothing to check here (every test skips, saying so); a lab with
+  # it must answer, and must get its load: no test turns that into a skip
   prometheus_in_lab || return 0
-  curl -fsS --max-time 5 "$PROM/-/ready" >/dev/null 2>&1 || return 0
-  start_background_load
+  local i
+  for ((i = 0; i < 30; i++)); do curl -fsS --max-time 5 "$PROM/-/ready" >/dev/null 2>&1 && break; sleep 1; done
+  curl -fsS --max-time 5 "$PROM/-/ready" >/dev/null 2>&1 \
+    || { echo "Prometheus is part of this lab (LAB_SERVICES=$LAB_SERVICES, runtime $(runtime)) but does not answer at $PROM/-/ready" >&2; return 1; }
+  start_background_load || return 1
   short_seed_and_load
 }
 
@@ -25,7 +31,7 @@ setup_file() {
 # runs, in a session of its own so teardown_file can stop all of it.
 start_background_load() {
   local tenants='ci-*'
-  [[ -x "$REPO/traffic/run.sh" ]] || return 0
+  [[ -x "$REPO/traffic/run.sh" ]] || { echo "no load to start: $REPO/traffic/run.sh is missing or not executable" >&2; return 1; }
   if ! api GET /tenants | grep -q '"ci-0001"'; then
     # run alone (make test ONLY=observability): a small catalog of our own to load
     tenants='obsseed-*'
@@ -65,6 +71,11 @@ setup() {
 }
 
 runtime() { cat "$LAB_DIR/runtime" 2>/dev/null || echo native; }
+# background_load_started: setup_file started the load (it fails the file when it cannot)
+background_load_started() {
+  [[ -s "$BATS_FILE_TMPDIR/load.pid" ]] \
+    || fail "no background load was started by this file's setup_file (Prometheus is part of the lab): $(tail -n 5 "$BATS_FILE_TMPDIR/load.log" 2>/dev/null)"
+}
 # The compose runtime always runs the observability overlay and the allocator
 prometheus_in_lab() { [[ "$(runtime)" == compose ]] || is_service prometheus; }
 allocator_in_lab() { [[ "$(runtime)" == compose ]] || is_service allocator; }
@@ -146,7 +157,7 @@ short_seed_and_load() {
 }
 
 @test "the load's target is up while a run lasts, with its tenantlab_load_* series" {
-  [[ -s "$BATS_FILE_TMPDIR/load.pid" ]] || skip "no background load of this file"
+  background_load_started
   wait_until 120 'up{job="load"} == 1' \
     || fail "Prometheus never scraped the background load: $(curl -fsS --max-time 10 "$PROM/api/v1/targets?state=active" \
       | jq -c '[.data.activeTargets[] | select(.labels.job == "load") | {scrapeUrl, health, lastError}]'); $(tail -n 5 "$BATS_FILE_TMPDIR/load.log")"
@@ -241,10 +252,11 @@ check_dashboard() {
   while IFS= read -r t; do
     expr="$(jq -r .expr <<<"$t")" name="$(target_name "$t")"
     if [[ "$expr" =~ \$\{?([A-Za-z_][A-Za-z0-9_]*) ]]; then
-      skipped+=("$name: variable \$${BASH_REMATCH[1]} has no value")
+      # the probe and the background load give every variable values: none is a failure
+      failures+=("$name: variable \$${BASH_REMATCH[1]} has no value in Prometheus :: $(jq -r .raw <<<"$t")")
     elif [[ "$expr" =~ tenantlab_load_ ]]; then
       if [[ "$load_data" == 0 ]]; then
-        skipped+=("$name: no load running (job load down)")
+        failures+=("$name: Prometheus scrapes no load (job load down) though this file started one")
       else
         pending+=("$t")
       fi
@@ -282,7 +294,7 @@ check_dashboard() {
   if ((${#failures[@]})); then
     fail "$(printf '%s\n' "$1: ${#failures[@]} target(s) failed, $checked returned series:" "${failures[@]}")"
   fi
-  ((checked > 0)) || skip "$1: no target checked (${#skipped[@]} skipped: $(printf '%s; ' "${skipped[@]}" | cut -c1-200))"
+  ((checked > 0)) || fail "$1: no target checked (${#skipped[@]} skipped: $(printf '%s; ' "${skipped[@]}" | cut -c1-200))"
 }
 
 @test "Cluster overview: every panel target returns series" {
@@ -302,17 +314,14 @@ check_dashboard() {
 }
 
 @test "Load: every panel target returns series (needs a load run scraped by Prometheus)" {
-  if [[ ! -s "$BATS_FILE_TMPDIR/load.pid" ]]; then
-    [[ "$(series_count 'up{job="load"} == 1')" != 0 ]] \
-      || skip "no load scraped by Prometheus: run one (make load) while the live tests run to check the Load dashboard"
-  fi
+  background_load_started
   wait_until 120 'sum(rate(tenantlab_load_request_duration_seconds_count[1m])) > 0' \
     || fail "Prometheus scraped no request of the background load: $(tail -n 5 "$BATS_FILE_TMPDIR/load.log")"
   check_dashboard load.json
 }
 
 @test "group health shows the load's p95 per group while Prometheus scrapes a run (make hot, GET /hot)" {
-  [[ -s "$BATS_FILE_TMPDIR/load.pid" ]] || skip "no background load of this file"
+  background_load_started
   allocator_in_lab || skip "no allocator in this lab"
   # the allocator's own query (the shoppers' p95 per group over 30 s)
   local query

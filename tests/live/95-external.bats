@@ -59,12 +59,33 @@ setup() {
 # ext CMD...: CMD with the external lab's settings
 ext() { env $(cat "$BATS_FILE_TMPDIR/ext.env") "$@"; }
 ext_var() { sed -n "s/^$1=//p" "$BATS_FILE_TMPDIR/ext.env"; }
-# the secrets and the Authorization values made of them
+# the secrets and the Authorization values made of them; never an empty pattern (grep -f
+# with an empty line matches everything, with no line nothing)
 secrets() {
   local pw key
   pw="$(cat "$DIR/secrets/password")" key="$(cat "$DIR/secrets/api-key")"
+  [[ -n "$pw" && -n "$key" ]] || { echo "secrets: the password or the API key under $DIR/secrets is missing" >&2; return 1; }
   printf '%s\n' "$pw" "$key" "$(printf 'lab:%s' "$pw" | base64 -w0)"
 }
+# refute_secret_in FILE|DIR...: each exists and holds something, and no secret is in any
+# (grep: 1 = no match; 2, an unreadable path, fails too)
+refute_secret_in() {
+  local p patterns="$BATS_TEST_TMPDIR/secret-patterns"
+  secrets >"$patterns" || fail "no secrets to look for"
+  for p in "$@"; do
+    if [[ -d "$p" ]]; then
+      [[ -n "$(find "$p" -type f -size +0 -print -quit)" ]] || fail "$p holds no file with content: nothing to look for a secret in"
+    else
+      [[ -s "$p" ]] || fail "$p is missing or empty: nothing to look for a secret in"
+    fi
+  done
+  run grep -rlF -f "$patterns" -- "$@"
+  assert_failure 1
+  assert_output ""
+}
+# jvms: the JVMs of the test lab and of the external lab (pids by their LAB_DIR), never the
+# machine's: a developer's own lab beside the tests has JVMs too
+jvms() { echo "test lab: $(lab_jvm_pids "$LAB_DIR" | paste -sd' '); external lab: $(lab_jvm_pids "$(ext_var LAB_DIR)" | paste -sd' ')"; }
 
 @test "a wrong password is one line naming the cluster and the 401; nothing is started" {
   run --separate-stderr ext ES_PASSWORD_FILE= ES_PASSWORD=wrong-password "$REPO/scripts/lab" up
@@ -99,16 +120,20 @@ secrets() {
 
 @test "make up RUNTIME=external: no node started; allocator, exporter and Prometheus work through the proxy; groups from the node attributes" {
   local jvms_before
-  jvms_before="$(pgrep -c java || true)"
+  jvms_before="$(jvms)"
+  [[ "$jvms_before" == "test lab: "[0-9]*"; external lab: " ]] || fail "the test lab's JVMs were not found by its LAB_DIR: $jvms_before"
   run ext SEED=0 make -s up
   assert_success
   assert_output --partial "index groups by node.attr.$LAB_GROUP_ATTR: g1 (2 nodes), g2 (2 nodes)"
   assert_output --partial "no Elasticsearch node is started"
-  assert_equal "$(pgrep -c java || true)" "$jvms_before"
+  # no JVM started: the test lab's the same ones, the external lab's none (its services are
+  # processes of its own: they are found by its LAB_DIR)
+  assert_equal "$(jvms)" "$jvms_before"
+  [[ -n "$(lab_dir_pids "$(ext_var LAB_DIR)")" ]] || fail "no process of the external lab found by its LAB_DIR"
   assert_equal "$(cat "$(ext_var LAB_DIR)/runtime")" external
   # connection.env keeps the settings, never a secret
-  run grep -F -f <(secrets) "$(ext_var LAB_DIR)/connection.env"
-  assert_failure
+  assert_equal "$(sed -n 's/^ES_URL=//p' "$(ext_var LAB_DIR)/connection.env" | tr -d "'\"")" "https://127.0.0.1:$PROXY_PORT"
+  refute_secret_in "$(ext_var LAB_DIR)/connection.env"
   # the allocator discovered the groups from the cluster
   run curl -fsS "http://127.0.0.1:$(ext_var ALLOCATOR_PORT)/groups"
   assert_success
@@ -166,8 +191,7 @@ secrets() {
   # every repetition's index held every document its clients saw acknowledged
   assert_equal "$(jq '[.variants[].repetitions[] | select(.complete and .integrity.count > 0 and .integrity.count == .integrity.acknowledged)] | length' "$r")" \
     "$(jq '[.variants[].repetitions[]] | length' "$r")"
-  run grep -rlF -f <(secrets) "$(dirname "$r")"
-  assert_failure
+  refute_secret_in "$(dirname "$r")"
   run --separate-stderr ext make -s experiment NAME=appbase-write-scaling QUICK=1
   assert_failure 2
   assert_regex "$stderr" "^error: appbase-write-scaling changes the topology"
@@ -177,15 +201,86 @@ secrets() {
 }
 
 @test "no secret in the process list, the lab's logs, its results or its files" {
-  [[ -e "$(ext_var LAB_DIR)/runtime" ]] || skip "the external lab did not start (an earlier test failed)"
-  run bash -c 'ps -eo args | grep -F -f "$1"' _ <(secrets)
-  assert_failure
-  run grep -rlF -f <(secrets) "$(ext_var LAB_DIR)"
-  assert_failure
+  [[ -e "$(ext_var LAB_DIR)/runtime" ]] || fail "the external lab is not running (make up RUNTIME=external failed above): nothing to look at"
+  secrets >"$BATS_TEST_TMPDIR/patterns" || fail "no secrets to look for"
+  # the process list (whole command lines), with the external lab's processes in it
+  local ps_args ext_pids p
+  ps_args="$(ps -e -ww -o pid=,args=)"
+  ext_pids="$(lab_dir_pids "$(ext_var LAB_DIR)")"
+  [[ -n "$ext_pids" ]] || fail "no process of the external lab found by its LAB_DIR: nothing to look at"
+  for p in $ext_pids; do grep -qE "^ *$p " <<<"$ps_args" || fail "pid $p of the external lab is not in the process list"; done
+  run grep -cF -f "$BATS_TEST_TMPDIR/patterns" <<<"$ps_args"
+  assert_output 0
+  refute_secret_in "$(ext_var LAB_DIR)"
   # the exporter got its credentials through its environment, not its command line
-  local pid
-  pid="$(cat "$(ext_var LAB_DIR)/run/es-exporter.pid" | cut -d' ' -f1)"
+  local pid cmdline
+  pid="$(cut -d' ' -f1 "$(ext_var LAB_DIR)/run/es-exporter.pid")"
   tr '\0' '\n' <"/proc/$pid/environ" | grep -qx "ES_USERNAME=lab" || fail "the exporter has no ES_USERNAME in its environment"
-  run grep -F -f <(secrets) "/proc/$pid/cmdline"
+  cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline")"
+  [[ -n "$cmdline" ]] || fail "the exporter (pid $pid) has no command line to look at"
+  run grep -cF -f "$BATS_TEST_TMPDIR/patterns" <<<"$cmdline"
+  assert_output 0
+}
+
+@test "an API key and ES_TLS_VERIFY=false: make up RUNTIME=external through the proxy, said unchecked; exporter, allocator and seeder on the key" {
+  # the external lab again, with the proxy's API key instead of the user, and no CA: the
+  # certificate is not checked
+  local keyenv="$BATS_FILE_TMPDIR/ext-key.env"
+  { grep -v -e '^ES_USERNAME=' -e '^ES_PASSWORD_FILE=' -e '^ES_CA_CERT=' "$BATS_FILE_TMPDIR/ext.env"
+    printf 'ES_USERNAME=\nES_PASSWORD_FILE=\nES_CA_CERT=\nES_API_KEY_FILE=%s\nES_TLS_VERIFY=false\n' "$DIR/secrets/api-key"; } >"$keyenv"
+  extkey() { env $(cat "$BATS_FILE_TMPDIR/ext-key.env") "$@"; }
+  # the key is good and the certificate untrusted here: ES_TLS_VERIFY=false is what lets it through
+  run --separate-stderr extkey packages/contract/bin/connection check
+  assert_success
+  run --separate-stderr extkey ES_TLS_VERIFY=true packages/contract/bin/connection check
   assert_failure
+  assert_regex "$stderr" "^error: Elasticsearch at https://127\.0\.0\.1:$PROXY_PORT: the cluster's TLS certificate is not trusted"
+
+  # the basic-auth lab of the tests above makes way (its data on the cluster stays)
+  run ext make -s down
+  assert_success
+  run extkey SEED=0 make -s up
+  assert_success
+  assert_output --partial "warning: ES_TLS_VERIFY=false: the cluster's certificate is not checked"
+  assert_output --partial "index groups by node.attr.$LAB_GROUP_ATTR: g1 (2 nodes), g2 (2 nodes)"
+  run extkey make -s status
+  assert_success
+  assert_output --partial "cluster: green at https://127.0.0.1:$PROXY_PORT (an API key, TLS NOT checked (ES_TLS_VERIFY=false))"
+
+  # the exporter: the key in its environment (no user), the cluster green and every node seen
+  local pid
+  pid="$(cut -d' ' -f1 "$(ext_var LAB_DIR)/run/es-exporter.pid")"
+  tr '\0' '\n' <"/proc/$pid/environ" | grep -qx "ES_API_KEY=$(cat "$DIR/secrets/api-key")" || fail "the exporter has not the API key in its environment"
+  ! tr '\0' '\n' <"/proc/$pid/environ" | grep -q "^ES_USERNAME=." || fail "the exporter has a user in its environment"
+  local metrics="" i
+  for i in $(seq 1 15); do
+    metrics="$(curl -fsS "http://127.0.0.1:$(ext_var ES_EXPORTER_PORT)/metrics")" || true
+    [[ "$metrics" =~ elasticsearch_cluster_health_status\{[^}]*color=\"green\"[^}]*\}\ 1 ]] && break
+    sleep 1
+  done
+  assert_regex "$metrics" 'elasticsearch_cluster_health_status\{[^}]*color="green"[^}]*\} 1'
+  assert_regex "$metrics" 'elasticsearch_cluster_health_number_of_nodes\{[^}]*\} '"$(lab_nodes | wc -w)"
+
+  # the allocator writes through the key: make tenant-add, three products, make tenant-rm
+  local t=ext-keyprobe
+  run extkey make -s tenant-add ID="$t" PRODUCTS=3 GROUP=g2
+  assert_success
+  assert_output --regexp "^$t -> tenantlab-ext-[^ ]+ \(group g2, shared\), alias $(alias_of "$t")$"
+  write_products "$t" 1 3
+  es POST "/$(alias_of "$t")/_refresh" >/dev/null
+  run extkey make -s tenant-rm ID="$t"
+  assert_success
+  assert_output "deleted $t (3 documents)"
+  run curl -s -o /dev/null -w '%{http_code}' "$ES/_alias/$(alias_of "$t")"
+  assert_output 404
+
+  # the seeder reads through the key: the catalog seeded through the user above, exact
+  run extkey PROFILE=ci SEED_SCALE=0.1 SEED_PROGRESS=plain make -s seed-verify
+  assert_success
+  assert_output --partial "every tenant matches the manifest"
+
+  # and the key is nowhere: files, logs, process list
+  refute_secret_in "$(ext_var LAB_DIR)"
+  run grep -cF "$(cat "$DIR/secrets/api-key")" <<<"$(ps -e -ww -o args)"
+  assert_output 0
 }

@@ -118,3 +118,51 @@ setup() {
   assert_failure 2
   assert_output "tenantlab-allocator: --for must be a number of seconds above 0, got '0'"
 }
+
+@test "make tenant-add, tenant-rm, tenant-move without ID= (or PRODUCTS=): one line naming it, exit 2, nothing run" {
+  local target
+  for target in "tenant-add PRODUCTS=5" "tenant-add ID=acme" tenant-rm "tenant-move GROUP=g2"; do
+    # shellcheck disable=SC2086 # the target and its variables
+    run make -s -C "$REPO" $target
+    assert_failure 2
+    assert_equal "${#lines[@]}" 1
+  done
+  run make -s -C "$REPO" tenant-add PRODUCTS=5
+  assert_output --regexp '^Makefile:[0-9]+: \*\*\* ID= is required, e\.g\. make tenant-add ID=acme PRODUCTS=500\.  Stop\.$'
+  run make -s -C "$REPO" tenant-add ID=acme
+  assert_output --regexp '^Makefile:[0-9]+: \*\*\* PRODUCTS= is required, e\.g\. make tenant-add ID=acme PRODUCTS=500\.  Stop\.$'
+  run make -s -C "$REPO" tenant-rm
+  assert_output --regexp '^Makefile:[0-9]+: \*\*\* ID= is required, e\.g\. make tenant-rm ID=acme\.  Stop\.$'
+  run make -s -C "$REPO" tenant-move GROUP=g2
+  assert_output --regexp '^Makefile:[0-9]+: \*\*\* ID= is required, e\.g\. make tenant-move ID=acme GROUP=g2\.  Stop\.$'
+}
+
+@test "the allocator CLI's add, rm and rebalance refuse bad input before calling the allocator: exit 2" {
+  # an allocator URL where nothing listens: a call would end in 'not reachable', exit 1
+  local cli="$REPO/allocator/bin/tenantlab-allocator" url=http://127.0.0.1:1
+  run node "$cli" --url "$url" add acme many
+  assert_failure 2
+  assert_output "tenantlab-allocator: EXPECTED_PRODUCTS must be a non-negative integer, got 'many'"
+  run node "$cli" --url "$url" add acme -3
+  assert_failure 2
+  assert_output "tenantlab-allocator: EXPECTED_PRODUCTS must be a non-negative integer, got '-3'"
+  run node "$cli" --url "$url" rebalance --by sideways
+  assert_failure 2
+  assert_output "tenantlab-allocator: --by must be observed or static, got 'sideways'"
+  run make -s -C "$REPO" rebalance BY=sideways
+  assert_failure
+  assert_line --index 0 "tenantlab-allocator: --by must be observed or static, got 'sideways'"
+  # a missing argument: the error first, then the usage
+  run node "$cli" --url "$url" add acme
+  assert_failure 2
+  assert_line --index 0 "tenantlab-allocator: missing ID EXPECTED_PRODUCTS"
+  assert_line --index 1 --partial "usage: tenantlab-allocator <command>"
+  run node "$cli" --url "$url" rm
+  assert_failure 2
+  assert_line --index 0 "tenantlab-allocator: missing ID"
+  # and a call that does go out: one line, exit 1
+  run node "$cli" --url "$url" rm acme
+  assert_failure 1
+  assert_equal "${#lines[@]}" 1
+  assert_output --partial "not reachable at $url"
+}

@@ -29,17 +29,17 @@ setup() {
 
 OBS_SERVICES="es-exporter prometheus grafana"
 
-# The native service files, sourced as runtimes/native/lib/services.sh does (in a subshell, after the
+# The native service files, sourced as runtimes/lib/services.sh does (in a subshell, after the
 # lab's config), with a throwaway LAB_DIR.
 native_service() {
   local name="$1"
   shift
   (
-    # shellcheck disable=SC2030 # the subshell is the point: as runtimes/native/lib/services.sh sources them
+    # shellcheck disable=SC2030 # the subshell is the point: as runtimes/lib/services.sh sources them
     export LAB_DIR="$BATS_TEST_TMPDIR/lab"
     source "$REPO/scripts/lib/config.sh"
-    # shellcheck disable=SC1090 # one of runtimes/native/services/*.sh
-    source "$REPO/runtimes/native/services/$name.sh"
+    # shellcheck disable=SC1090 # one of runtimes/lib/services/*.sh
+    source "$REPO/runtimes/lib/services/$name.sh"
     "$@"
   )
 }
@@ -211,7 +211,7 @@ load_job() { sed -n '/^  - job_name: load$/,/^  - job_name: /p' "$1"; }
   local report="$stderr"
   assert_equal "$(grep -c '^stale: ' <<<"$report")" 4
   for f in dashboards/home.json dashboards/ingest.json dashboards/old.json datasources/prometheus.yml; do
-    grep -q "^stale: .*$f: " <<<"$report" || fail "--check does not name $f: $report"
+    grep -q "^stale: .*$f (" <<<"$report" || fail "--check does not name $f: $report"
   done
   run grafana-dashboards/build --out "$out"
   assert_success

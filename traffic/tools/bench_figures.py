@@ -1,16 +1,17 @@
-"""bench_figures.py [--check]: the figures of `make bench-load` in the READMEs, generated from the
-committed run (traffic/bench/bench-load.json, written by BENCH_SAVE=), never typed by hand:
-the block between the markers `<!-- bench-load:begin -->` and `<!-- bench-load:end -->` of
-README.md and traffic/README.md. --check changes nothing and exits 1 naming a stale file.
-scripts/render runs it (make render [CHECK=1])."""
+"""bench_figures.py [--check]: the figures of `make bench-load` in traffic/README.md (its
+Benchmark section; docs/benchmarks.md links there), generated from the committed run
+(traffic/bench/bench-load.json, written by BENCH_SAVE=), never typed by hand: the block between
+the markers `<!-- bench-load:begin -->` and `<!-- bench-load:end -->`. --check changes nothing
+and exits 1 naming a stale file. scripts/render runs it (make render [CHECK=1])."""
 import json
+import os
 import pathlib
 import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RESULT = ROOT / "traffic" / "bench" / "bench-load.json"
-FILES = [ROOT / "README.md", ROOT / "traffic" / "README.md"]
+FILES = [ROOT / "traffic" / "README.md"]
 BLOCK = re.compile(r"(<!-- bench-load:begin -->\n).*?(<!-- bench-load:end -->)", re.S)
 
 
@@ -18,7 +19,7 @@ def pct(v):
     return "-" if v is None else f"{v:.1f}%"
 
 
-def block(r):
+def block(r, result_link):
     rows = {row["rate"]: row for row in r["rates"]}
     default = r["rates"][0]
     best = rows.get(r["highest_sustained_rate"])
@@ -26,7 +27,7 @@ def block(r):
     lines = [
         f"Measured by `make bench-load` on {r['machine']['cpus']} CPUs ({r['machine']['cpu_model'] or 'unknown CPU'}), "
         f"Locust {r['engine']['version']}, {r['step']} per rate, {r['measured_at'][:10]} "
-        f"([traffic/bench/bench-load.json](traffic/bench/bench-load.json); shares are of the whole machine):",
+        f"([traffic/bench/bench-load.json]({result_link}); shares are of the whole machine):",
         "",
         "| figure | measured | target |",
         "|---|---|---|",
@@ -52,14 +53,16 @@ def block(r):
 
 def main():
     check = sys.argv[1:] == ["--check"]
-    text = block(json.loads(RESULT.read_text()))
+    result = json.loads(RESULT.read_text())
     stale = 0
     for f in FILES:
         old = f.read_text()
         if not BLOCK.search(old):
             print(f"error: {f.relative_to(ROOT)} has no bench-load markers", file=sys.stderr)
             return 2
-        new = BLOCK.sub(lambda m: m.group(1) + (text if f.name == "README.md" and f.parent == ROOT else text.replace("](traffic/", "](")) + m.group(2), old)
+        # the result's link, relative to the file the block is in
+        text = block(result, pathlib.Path(os.path.relpath(RESULT, f.parent)).as_posix())
+        new = BLOCK.sub(lambda m: m.group(1) + text + m.group(2), old)
         if new != old:
             if check:
                 print(f"stale: {f.relative_to(ROOT)} (its bench-load figures; run make render)", file=sys.stderr)

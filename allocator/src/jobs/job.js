@@ -12,6 +12,7 @@
 // The API has always shown four states; `resumable` and `rolled_back` are `failed` with the
 // flag of the same name, so clients that wait for succeeded|failed keep working.
 import { randomBytes } from 'node:crypto';
+import { IllegalTransition } from '../errors.js';
 
 export const JOB_STATES = ['queued', 'running', 'resumable', 'succeeded', 'failed', 'rolled_back'];
 
@@ -23,14 +24,6 @@ const TRANSITIONS = {
   succeeded: [],
   rolled_back: [],
 };
-
-/** A transition the machine does not have: a bug in the caller, never a user error. */
-export class IllegalTransition extends Error {
-  constructor(job, from, to) {
-    super(`job ${job.id}: illegal transition ${from} -> ${to} (allowed from ${from}: ${TRANSITIONS[from]?.join(', ') || 'none'})`);
-    this.name = 'IllegalTransition';
-  }
-}
 
 const now = () => new Date().toISOString();
 
@@ -55,7 +48,7 @@ export const isFinished = (job) => !isActive(job);
  */
 export function transition(job, to, { note } = {}) {
   const from = stateOf(job);
-  if (!TRANSITIONS[from]?.includes(to)) throw new IllegalTransition(job, from, to);
+  if (!TRANSITIONS[from]?.includes(to)) throw new IllegalTransition(job, from, to, TRANSITIONS[from]);
   const at = now();
   switch (to) {
     case 'running':

@@ -3,15 +3,8 @@
 // The runner starts each job (queued -> running, persisted) and hands it to the handler of its
 // type; on shutdown it stops taking jobs and asks the running one to stop at its next page, so
 // the job is left persisted exactly where it was and the next start continues it.
+import { Interrupted } from '../errors.js';
 import { isActive, transition } from './job.js';
-
-/** Why a job stopped early: the allocator is shutting down. Not a failure of the job. */
-export class Interrupted extends Error {
-  constructor(message = 'the allocator is shutting down') {
-    super(message);
-    this.name = 'Interrupted';
-  }
-}
 
 export class SerialRunner {
   #queue = [];

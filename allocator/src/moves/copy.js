@@ -1,19 +1,12 @@
 // The two bulk loops a move is made of. Both read a point-in-time snapshot of the source and
 // are idempotent, so a pass can be repeated (and is, as the verification) without harm.
 import { tenantFilter } from '../es/cluster.js';
-import { isTransient, isTransientItem } from '@tenantlab/contract/es-errors';
+import { isTransient, isTransientItem } from '@tenantlab/contract/errors';
 import { bulkAction } from '@tenantlab/contract/write-contract';
+import { MoveError } from '../errors.js';
 import { scanPages } from '../es/scan.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-export class MoveError extends Error {
-  constructor(message, { transient = false } = {}) {
-    super(message);
-    this.name = 'MoveError';
-    this.transient = transient;
-  }
-}
 
 /**
  * Sends bulk operations, retrying only the items the cluster pushed back (429/503).

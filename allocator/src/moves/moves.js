@@ -3,8 +3,7 @@
 // and this module settles the end: the tenant's new home, or after a failure a rollback (no
 // write can have reached the target yet) or a resumable job (writes already go there).
 import { deleteIndex, discoverGroups } from '../es/cluster.js';
-import { conflict } from '../errors.js';
-import { Interrupted } from '../jobs/runner.js';
+import { conflict, Interrupted } from '../errors.js';
 import { newMoveJob, recordError, resumes, transition } from '../jobs/job.js';
 import { placementModel, sizeOf } from '../placement/model.js';
 import { aliasFor } from '@tenantlab/contract/naming';

@@ -23,7 +23,8 @@
 // Writes made during the move become visible at the switch (reads lag, never lose).
 import { createIndex, deleteIndex, pointAlias, setGcDeletes, splitAlias } from '../es/cluster.js';
 import { beginPage, countPage, pageOutcome, recordError } from '../jobs/job.js';
-import { copyPass, drainAll, MoveError, transient } from './copy.js';
+import { MoveError } from '../errors.js';
+import { copyPass, drainAll, transient } from './copy.js';
 
 export const PHASES = ['prepare', 'split', 'copy', 'switch', 'cleanup', 'done'];
 

@@ -6,7 +6,7 @@
 //     from moving twice within it; read from the persisted jobs, so a restart does not reset it.
 // Every automatic move records its evidence in the job (reason, evidence) and in the log, and
 // shows as a region on the dashboards (tenantlab_move_active{trigger="auto"}).
-import { hotMove } from './plan.js';
+import { hotMove } from '../rebalance/observed-plan.js';
 
 const ms = (iso) => (iso ? Date.parse(iso) : 0);
 

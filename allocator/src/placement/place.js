@@ -9,14 +9,7 @@
 import { IndexedMaxHeap } from './heap.js';
 import { tenantLoad } from './load.js';
 import { dedicatedIndexName, sharedIndexName, sharedSeq } from '@tenantlab/contract/naming';
-
-export class PlacementError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'PlacementError';
-    this.code = code;
-  }
-}
+import { PlacementError } from '../errors.js';
 
 const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 

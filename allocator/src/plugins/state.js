@@ -3,7 +3,7 @@
 // /metrics and the views) and `app.lock` (the one mutex every decision runs under).
 import fp from 'fastify-plugin';
 import { Mutex } from '../lock.js';
-import { Observer } from '../observer.js';
+import { Observer } from '../observe/observer.js';
 import { StateStore } from '../state/store.js';
 
 export default fp(async function state(app, { config }) {

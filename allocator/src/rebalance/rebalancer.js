@@ -1,13 +1,13 @@
-// Rebalance execution: GET /plan/rebalance is placement/rebalance.js's plan over the current
-// model; POST /rebalance records it as a job whose moves run one at a time, each a normal move
-// job (its child), so each is persisted, resumable and visible under GET /jobs on its own.
+// Rebalance execution. GET /plan/rebalance is a plan over the current model, computed by
+// static-plan.js (declared weights) or observed-plan.js (what the observer measured); POST
+// /rebalance records it as a job whose moves run one at a time, each a normal move job (its
+// child), so each is persisted, resumable and visible under GET /jobs on its own.
 import { discoverGroups } from '../es/cluster.js';
-import { esReason, HttpError } from '../errors.js';
+import { esReason, HttpError, Interrupted } from '../errors.js';
 import { isActive, jobView, newRebalanceJob, transition } from '../jobs/job.js';
-import { Interrupted } from '../jobs/runner.js';
 import { placementModel } from '../placement/model.js';
-import { planRebalance } from '../placement/rebalance.js';
-import { observedEnough, planObserved } from '../observe/plan.js';
+import { observedEnough, planObserved } from './observed-plan.js';
+import { planRebalance } from './static-plan.js';
 
 export class Rebalancer {
   constructor(ctx, moves) {

@@ -7,13 +7,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
-import { AllocatorProcess } from '@tenantlab/test-support/allocator-process';
 import { clusterHealthy, deletePrefix } from '@tenantlab/test-support/cluster';
 import { loadConfig } from '../../src/config.js';
+import { AllocatorProcess } from '../../src/process.js';
 
-// The helpers every package's tests share live in packages/test-support.
-export { AllocatorProcess } from '@tenantlab/test-support/allocator-process';
-export { freePort, sleep } from '@tenantlab/test-support/net';
+// The helpers every package's tests share live in packages/test-support; the allocator as a
+// child process is the allocator's own (src/process.js).
+export { AllocatorProcess, freePort } from '../../src/process.js';
+export { setTimeout as sleep } from 'node:timers/promises';
 export const labConfig = loadConfig({ ...process.env, ALLOCATOR_PORT: '0' });
 export const es = new Client({ node: labConfig.esUrl, requestTimeout: 30000 });
 

@@ -2,7 +2,8 @@
 // names the job and both states, and the counters' checkpoint (a page is counted exactly once).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { beginPage, countPage, IllegalTransition, pageOutcome, isActive, JOB_STATES, jobView, newMoveJob, newRebalanceJob, resumes, stateOf, transition } from '../../src/jobs/job.js';
+import { IllegalTransition } from '../../src/errors.js';
+import { beginPage, countPage, pageOutcome, isActive, JOB_STATES, jobView, newMoveJob, newRebalanceJob, resumes, stateOf, transition } from '../../src/jobs/job.js';
 
 const move = () => newMoveJob({ tenant: 'shop', from: { index: 'a', group: 'g1', kind: 'shared' }, to: { index: 'b', group: 'g2', kind: 'shared', create: null } });
 

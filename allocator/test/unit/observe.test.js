@@ -11,7 +11,7 @@ import { autoDecision } from '../../src/observe/auto-isolate.js';
 import { observedCost } from '../../src/observe/cost.js';
 import { indexCounters, nodeReadings } from '../../src/observe/counters.js';
 import { detectHot, headroomTarget } from '../../src/observe/hot.js';
-import { observedEnough, observedModel, planObserved } from '../../src/observe/plan.js';
+import { observedEnough, observedModel, planObserved } from '../../src/rebalance/observed-plan.js';
 import { CounterWindow } from '../../src/observe/window.js';
 import { checkPolicyGroups, objectiveOf, parsePolicy } from '../../src/policy.js';
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { tenantLoad } from '../../src/placement/load.js';
-import { dedicatedShards, needsDedicated, PlacementError, planPlacement, Placer } from '../../src/placement/place.js';
+import { PlacementError } from '../../src/errors.js';
+import { dedicatedShards, needsDedicated, planPlacement, Placer } from '../../src/placement/place.js';
 import { parsePolicy } from '../../src/policy.js';
 import { rng, tenantMix, twoGroups } from '@tenantlab/test-support/random';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { isBalanced } from '../../src/placement/load.js';
 import { Placer } from '../../src/placement/place.js';
-import { planRebalance } from '../../src/placement/rebalance.js';
+import { planRebalance } from '../../src/rebalance/static-plan.js';
 import { parsePolicy } from '../../src/policy.js';
 import { rng, tenantMix, twoGroups } from '@tenantlab/test-support/random';
 

@@ -1,20 +1,11 @@
 // A client of the allocator's HTTP API (allocator/README.md), the one every node consumer uses:
-// the allocator's CLI, the seeder, the test harnesses and the benchmarks. Node 20+ (fetch).
+// the allocator's CLI, the seeder, the test harnesses and the benchmarks. Node 24 (fetch).
 // Failures are AllocatorClientError with a `kind` the caller maps to its own exit code:
 // 'unreachable' (nothing answers), 'unavailable' (503: the cluster behind it is not ready),
 // 'refused' (any other 4xx/5xx: the API said no).
+import { AllocatorClientError } from './errors.js';
 
-export class AllocatorClientError extends Error {
-  constructor(message, { kind, status = null, code = null, detail = null } = {}) {
-    super(message);
-    this.name = 'AllocatorClientError';
-    this.kind = kind;
-    this.status = status;
-    this.code = code;
-    // the API's own message (its `message` field), for callers that word the error themselves
-    this.detail = detail;
-  }
-}
+export { AllocatorClientError };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

@@ -14,14 +14,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { labRoot, loadLabEnv } from './lab-env-file.js';
 import { parseLabEnv } from './lab-env.js';
+import { ConnectionError } from './errors.js';
 
-export class ConnectionError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'ConnectionError';
-    this.exitCode = 2;
-  }
-}
+export { ConnectionError };
 
 /** The connection keys `make up RUNTIME=external` keeps in $LAB_DIR/connection.env (no secret among them). */
 export const KEPT_KEYS = Object.freeze(['ES_URL', 'ES_USERNAME', 'ES_PASSWORD_FILE', 'ES_API_KEY_FILE', 'ES_CA_CERT', 'ES_TLS_VERIFY']);

@@ -6,20 +6,12 @@
 // The file's contract: blank lines and `#` comments are skipped; every other line is
 // KEY=VALUE with KEY [A-Z][A-Z0-9_]* and a VALUE without whitespace (no quotes, no expansion),
 // so the same file is valid for bash, make, compose's env_file and this parser alike.
+import { LabEnvError } from './errors.js';
 
 const SKIP = /^\s*(#|$)/;
 const LINE = /^([A-Z][A-Z0-9_]*)=(\S*)$/;
 
-export class LabEnvError extends Error {
-  constructor(file, lineNo, line) {
-    super(`error: ${file}:${lineNo}: not a KEY=VALUE line: ${line}`);
-    this.name = 'LabEnvError';
-    // bad input: every CLI exits 2 with this message as its one line, unprefixed
-    this.exitCode = 2;
-    this.file = file;
-    this.line = lineNo;
-  }
-}
+export { LabEnvError };
 
 /** text of a lab.env file -> { KEY: 'VALUE' }; throws LabEnvError on the first bad line. */
 export function parseLabEnv(text, file = 'lab.env') {

@@ -22,13 +22,9 @@
 // Untranslatable (refused, with the reason): the removed `query` filter wrapper with a cache key,
 // `indices`, `type`, `limit`, `has_parent` with `score_type`, `facets` (aggregations replaced them;
 // their meaning is not the same), `script` in the 1.x string form with `lang: mvel`.
+import { TranslateError } from './errors.js';
 
-export class TranslateError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'TranslateError';
-  }
-}
+export { TranslateError };
 
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const asList = (v) => (Array.isArray(v) ? v : v === undefined ? [] : [v]);

@@ -46,7 +46,7 @@ export function sharedSeq(name) {
 }
 
 /**
- * The experiment runner's names (packages/experiments): every index and alias of a run starts
+ * The experiment runner's names (experiments/runner): every index and alias of a run starts
  * with `exp-<run>-`, so a run's cleanup deletes exactly what it created and nothing of a tenant's.
  */
 export const EXPERIMENT_PREFIX = 'exp-';

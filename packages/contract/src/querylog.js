@@ -16,15 +16,11 @@
 // module, no Node APIs.
 import { aliasFor, statsGroupFor } from './naming.js';
 import { findStore } from './legacy-dsl.js';
+import { QueryLogError } from './errors.js';
 
 export const SEARCH_TYPES = Object.freeze(['product', 'aggregated', 'category', 'autocomplete']);
 
-export class QueryLogError extends Error {
-  constructor(message, lineNo) {
-    super(lineNo ? `line ${lineNo}: ${message}` : message);
-    this.name = 'QueryLogError';
-  }
-}
+export { QueryLogError };
 
 const TS_RE = /^(\d{1,13})\.(\d{3})$/;
 const TYPE_RE = /^[a-z][a-z0-9_-]*$/;

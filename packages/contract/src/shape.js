@@ -1,6 +1,7 @@
 // The lab's shape: what each node of the topology model (topology.js) may use on one machine.
-// Both runtimes apply what this resolves (compose as cpus/cpuset/mem_limit, native through
-// cgroups or taskset: runtimes/native/lib/shape.sh), so a node is sized the same way whichever runs it.
+// Both runtimes apply what this resolves, through node-config.js (compose as cpus/cpuset/mem_limit,
+// native through cgroups or taskset: runtimes/native/lib/shape.sh), so a node is sized the same
+// way whichever runs it.
 // No Node APIs here: the machine's CPUs come in as a list.
 //
 // SHAPE=groups (the default): each index group's data nodes share a slice of the machine's CPUs
@@ -80,20 +81,5 @@ export function describeShape(resolved) {
   return `SHAPE=groups on CPUs ${all}: ${parts.join(', ')}${sized.length ? `; limits: ${sized.join(', ')}` : ''}`;
 }
 
-/**
- * The resolved shape as KEY=VALUE pairs for the runtimes, per node <KEY>_CPUSET_APPLIED
- * (empty: every CPU), <KEY>_CPUS_APPLIED (0: no quota, as Compose's `cpus`),
- * <KEY>_MEM_APPLIED (0: no limit, as Compose's `mem_limit`), <KEY>_HEAP_APPLIED and
- * <KEY>_PROCESSORS_APPLIED (node.processors; empty: not set); SHAPE_APPLIED is the one-line description.
- */
-export function shapeEnv(resolved) {
-  const env = { SHAPE_APPLIED: describeShape(resolved) };
-  for (const n of resolved.nodes) {
-    env[`${n.key}_CPUSET_APPLIED`] = n.cpuset === null ? '' : formatCpuList(n.cpuset);
-    env[`${n.key}_CPUS_APPLIED`] = n.cpus === null ? '0' : String(n.cpus);
-    env[`${n.key}_MEM_APPLIED`] = n.memBytes === null ? '0' : String(n.memBytes);
-    env[`${n.key}_HEAP_APPLIED`] = n.heap;
-    env[`${n.key}_PROCESSORS_APPLIED`] = n.processors === null ? '' : String(n.processors);
-  }
-  return env;
-}
+// The resolved shape in each runtime's terms (limits, node.processors, the heap; compose's
+// run-time <KEY>_*_APPLIED values): node-config.js, the one node-config source.

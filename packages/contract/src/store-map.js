@@ -5,13 +5,9 @@
 //   hash  each store onto a tenant by a hash of its id (FNV-1a): stable when the log grows
 //   file  the user's pairs, one `<log store> <lab tenant>` per line (# comments); a store the
 //         file does not name is left unmapped (its lines are skipped and counted)
+import { StoreMapError } from './errors.js';
 
-export class StoreMapError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'StoreMapError';
-  }
-}
+export { StoreMapError };
 
 export const STORE_MAP_MODES = Object.freeze(['rank', 'hash', 'file']);
 

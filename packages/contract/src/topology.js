@@ -10,6 +10,7 @@
 // optional: <KEY>_CPUS (a CPU quota in cores, fractions allowed), <KEY>_CPUSET (the CPUs it may
 // run on, e.g. 0 or 0-1), <KEY>_MEM (a memory limit, e.g. 1536m), <KEY>_HEAP (default ES_HEAP).
 // Which CPUs a machine has is not known here: src/shape.js resolves the sizes on a machine.
+import { TopologyError } from './errors.js';
 
 // The roles a node of this lab may carry: Elasticsearch's built-in ones that need no x-pack
 // (the native runtime has none; `ml` or `transform` would stop a native node from starting).
@@ -60,13 +61,7 @@ export function formatCpuList(ids) {
   return out.join(',');
 }
 
-export class TopologyError extends Error {
-  constructor(file, message) {
-    super(`error: ${file}: ${message}`);
-    this.name = 'TopologyError';
-    this.file = file;
-  }
-}
+export { TopologyError };
 
 /** es-data-1 -> ES_DATA_1, the prefix of the node's lab.env keys */
 export function nodeKey(name) {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { authorizationHeader, childEnv, clientOptions, clusterConnection, curlConfig, exporterFlags, secretsOf } from '../src/connection.js';
 import { labRoot } from '../src/lab-env-file.js';
-import { esReason } from '../src/es-errors.js';
+import { esReason } from '../src/errors.js';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const tmp = () => mkdtempSync(join(tmpdir(), 'conn-'));

@@ -4,7 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { describeShape, resolveShape, shapeEnv } from '../src/shape.js';
+import { appliedEnv } from '../src/node-config.js';
+import { describeShape, resolveShape } from '../src/shape.js';
 import { formatCpuList, parseCpuList, sizeBytes, topology, TopologyError } from '../src/topology.js';
 
 const cli = new URL('../bin/topology', import.meta.url).pathname;
@@ -66,7 +67,7 @@ test('per-node keys: a quota, an own CPU set, a memory limit and a heap', () => 
   assert.deepEqual(n['es-data-3'].cpuset, [0, 1]);
   assert.equal(n['es-data-3'].processors, 1.5);
   assert.equal(n['es-data-3'].heap, '1g');
-  const env = shapeEnv(shapeOf({ ES_DATA_1_CPUS: '0.5', ES_DATA_1_MEM: '1g' }));
+  const env = appliedEnv(shapeOf({ ES_DATA_1_CPUS: '0.5', ES_DATA_1_MEM: '1g' }));
   assert.equal(env.ES_DATA_1_CPUSET_APPLIED, '0');
   assert.equal(env.ES_DATA_1_CPUS_APPLIED, '0.5');
   assert.equal(env.ES_DATA_1_MEM_APPLIED, String(1024 ** 3));
@@ -79,7 +80,7 @@ test('per-node keys: a quota, an own CPU set, a memory limit and a heap', () => 
 test('SHAPE=off: no limits at all and node.processors left to Elasticsearch', () => {
   const r = shapeOf({ SHAPE: 'off', ES_DATA_1_CPUS: '0.5', ES_DATA_1_CPUSET: '7' });
   assert.ok(r.nodes.every((n) => n.cpuset === null && n.cpus === null && n.memBytes === null && n.processors === null));
-  assert.equal(shapeEnv(r).ES_DATA_1_PROCESSORS_APPLIED, '');
+  assert.equal(appliedEnv(r).ES_DATA_1_PROCESSORS_APPLIED, '');
   assert.match(describeShape(r), /^SHAPE=off: no CPU or memory limits/);
 });
 

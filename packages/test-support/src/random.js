@@ -1,6 +1,6 @@
-// Seeded PRNG (mulberry32) so a failing property names a seed that reproduces it: the one the
-// experiments' statistics use (packages/experiments/src/stats.js has no imports of its own).
-export { mulberry32 as rng } from '@tenantlab/experiments/stats';
+// Seeded PRNG (the dataset's mulberry32) so a failing property names a seed that reproduces it:
+// the same stream the experiments' statistics use.
+export { mulberry32 as rng } from '@tenantlab/dataset/random';
 
 /** A storefront-like mix: mostly small stores, a long tail of big ones, traffic independent of size. */
 export function tenantMix(rand, n, { bigShare = 0.02, maxSmall = 20000, maxBig = 300000 } = {}) {

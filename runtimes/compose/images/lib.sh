@@ -24,8 +24,8 @@ local_image() {
     prometheus) echo "$p/prometheus:$PROMETHEUS_VERSION" ;;
     es-exporter) echo "$p/elasticsearch-exporter:v${ES_EXPORTER_VERSION#v}" ;;
     locust) echo "$p/locust:$LOCUST_VERSION" ;;
-    # the host's Node.js (the version the native runtime runs) on the Debian base
-    node) echo "$p/node:$(node -p process.versions.node)-$LOCAL_BASE_SUITE" ;;
+    # lab.env's Node.js (NODE_VERSION, as the native runtime runs it) on the Debian base
+    node) echo "$p/node:$NODE_VERSION-$LOCAL_BASE_SUITE" ;;
     # local-compose.yml names it too (compose reads no function)
     allocator) echo "$p/allocator:latest" ;;
     *) die "local_image: unknown image '$1'" ;;

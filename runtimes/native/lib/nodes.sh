@@ -19,80 +19,35 @@ check_node_ports() {
   done
 }
 
-node_settings() {
-  local node="$1" roles group master="$LAB_MASTER_NODE"
-  roles="$(node_var "$node" ROLES)"
-  group="$(node_var "$node" GROUP)"
-  echo "cluster.name=$CLUSTER_NAME"
-  echo "node.name=$node"
-  echo "node.roles=$roles"
-  [[ -n "$group" ]] && echo "node.attr.$LAB_GROUP_ATTR=$group"
-  echo "path.home=$ES_DIST"
-  echo "path.data=$DATA_DIR/$node"
-  echo "path.logs=$LOG_DIR/$node"
-  echo "network.host=$LAB_BIND"
-  echo "http.port=$(node_var "$node" HTTP_PORT)"
-  echo "transport.port=$(node_var "$node" TRANSPORT_PORT)"
-  echo "discovery.seed_hosts=$LAB_BIND:$(node_var "$master" TRANSPORT_PORT)"
-  echo "cluster.initial_master_nodes=$master"
-  echo "cluster.routing.allocation.disk.watermark.low=$ES_DISK_WATERMARK_LOW"
-  echo "cluster.routing.allocation.disk.watermark.high=$ES_DISK_WATERMARK_HIGH"
-  echo "cluster.routing.allocation.disk.watermark.flood_stage=$ES_DISK_WATERMARK_FLOOD"
-  echo "thread_pool.write.queue_size=${ES_WRITE_QUEUE:-10000}"
-  # A shaped node sizes its thread pools from its share of the machine, as a small machine
-  # would (shape.js: the quota, else its CPU count); the JVM alone would see every core under
-  # taskset's affinity on some JDKs, and rounds a fractional quota up. SHAPE=off: none set
-  local processors
-  processors="$(node_var "$node" PROCESSORS_APPLIED)"
-  [[ -n "$processors" ]] && echo "node.processors=$processors"
-  return 0
+# The nodes' config, from the one node-config source (packages/contract/src/node-config.js,
+# through bin/node-config native): per node its JVM options, the launcher's class, its
+# Elasticsearch settings and its limits, as tab-separated lines NODE FIELD VALUE read with awk
+# (no eval). Loaded once per command, in the shell that starts the nodes (subshells inherit it);
+# a node asking for CPUs this machine does not have is one line and exit 2.
+load_node_config() {
+  [[ -n "${NODE_CONFIG:-}" ]] && return 0
+  NODE_CONFIG="$("$LAB_ROOT/packages/contract/bin/node-config" native \
+    --lab-dir "$LAB_DIR" --dist "$ES_DIST" --data "$DATA_DIR" --logs "$LOG_DIR")" || exit 2
 }
 
-# HEAP (512m, 1g, 1536m...) halved, in MiB
-half_of_heap_mb() {
-  local n="${1%[mMgG]}" unit="${1: -1}"
-  [[ "$n" =~ ^[0-9]+$ ]] || { echo 256; return; }
-  case "$unit" in g | G) echo $((n * 512)) ;; *) echo $((n / 2)) ;; esac
+# node_config NODE FIELD: FIELD's values for NODE, one a line in order (jvm, main, setting,
+# cpuset, cpus, mem; NODE '*': shape). Call load_node_config first.
+node_config() {
+  awk -F'\t' -v n="$1" -v f="$2" '$1 == n && $2 == f { print substr($0, length($1) + length($2) + 3) }' <<<"$NODE_CONFIG"
 }
 
-jvm_options() {
-  # HEAP: the node's own (<KEY>_HEAP through shape.js), else ES_HEAP. The local compose image
-  # calls this too, with nothing of the lab's config but ES_HEAP
-  local node="$1" heap="${2:-$ES_HEAP}"
-  # The flags the distribution's jvm.options and launcher would add, plus what running the
-  # server jars off the module path needs (see shared notes: native-elasticsearch.md)
-  echo "-Dtenantlab.lab=$LAB_DIR"
-  echo "-Xms$heap"
-  echo "-Xmx$heap"
-  # As the distribution's launcher does: direct (netty) buffers get at most half the heap
-  echo "-XX:MaxDirectMemorySize=$(half_of_heap_mb "$heap")m"
-  echo "-XX:+UseG1GC"
-  echo "-Xss1m"
-  echo "-XX:-OmitStackTraceInFastThrow"
-  echo "-Djava.io.tmpdir=$LAB_DIR/tmp/$node"
-  # Plain IPv4 sockets: bound to 127.0.0.1, not to the IPv6-mapped ::ffff:127.0.0.1
-  echo "-Djava.net.preferIPv4Stack=true"
-  echo "-Dfile.encoding=UTF-8"
-  echo "-Djava.awt.headless=true"
-  echo "-Dlog4j.shutdownHookEnabled=false"
-  echo "-Dlog4j2.disable.jmx=true"
-  echo "-Dio.netty.noUnsafe=true"
-  echo "-Dio.netty.noKeySetOptimization=true"
-  echo "-Dio.netty.recycler.maxCapacityPerThread=0"
-  echo "-Des.nativelibs.path=$ES_DIST/nativelibs"
-  echo "-Dorg.elasticsearch.nativeaccess.enableVectorLibrary=false"
-  echo "--add-modules=jdk.incubator.vector"
-  echo "--enable-native-access=org.elasticsearch.nativeaccess,org.elasticsearch.foreign,org.apache.lucene.core,ALL-UNNAMED"
-  echo "--module-path=$ES_DIST/lib"
-  echo "--add-modules=ALL-MODULE-PATH"
-  echo "-cp"
-  echo "$ES_DIST/launcher/*"
+# node_command NODE: the java command line of NODE after the java binary, one word a line: its
+# JVM options, the launcher's class, then its settings as key=value
+node_command() {
+  awk -F'\t' -v n="$1" '$1 == n && ($2 == "jvm" || $2 == "main" || $2 == "setting") { print substr($0, length($1) + length($2) + 3) }' <<<"$NODE_CONFIG"
 }
 
 start_node() {
   local node="$1" java_home="$2" args=() prefix=()
   mkdir -p "$RUN_DIR" "$LOG_DIR/$node" "$DATA_DIR/$node" "$LAB_DIR/tmp/$node"
-  mapfile -t args < <(jvm_options "$node" "$(node_var "$node" HEAP_APPLIED)"; echo org.tenantlab.nativeruntime.LabNode; node_settings "$node")
+  load_node_config
+  mapfile -t args < <(node_command "$node")
+  ((${#args[@]})) || die "$node: no config from packages/contract/bin/node-config"
   # its size (shape.sh): cgroup-exec or taskset in front of java, which both exec in place
   mapfile -t prefix < <(shape_prefix "$node")
   echo "=== $(date -Is) starting $node" >>"$(log_file "$node")"

@@ -1,5 +1,6 @@
 # Node sizes for the native runtime: the shape packages/contract/src/shape.js resolves (per node
-# a CPU set, a CPU quota, a memory limit), applied to each JVM with what this machine offers:
+# a CPU set, a CPU quota, a memory limit: the cpuset, cpus and mem lines of the node config,
+# nodes.sh's load_node_config), applied to each JVM with what this machine offers:
 #   cgroup-v2  a group per node under /sys/fs/cgroup/tenantlab/<lab>/ (root, or a delegated tree
 #              where the cpu, cpuset and memory controllers can be enabled): all three limits
 #   cgroup-v1  the same groups under /sys/fs/cgroup/{cpu,cpuset,memory}/: all three limits
@@ -17,14 +18,6 @@ CGROUP_CONTROLLERS="cpu cpuset memory"
 # The lab's own subtree: one per LAB_DIR, so the user's lab, the test lab and an experiment's
 # lab can be shaped side by side
 cgroup_lab_path() { echo "tenantlab/$(printf '%s' "$LAB_DIR" | sha1sum | cut -c1-12)"; }
-
-# Loads the resolved shape into the environment (<KEY>_*_APPLIED, SHAPE_APPLIED); a node asking
-# for CPUs this machine does not have is one line and exit 2, before any JVM starts
-load_shape() {
-  local exports
-  exports="$("$LAB_ROOT/packages/contract/bin/topology" shape)" || exit 2
-  eval "$exports"
-}
 
 cgroup_v2_usable() {
   [[ "$(stat -fc %T "$CGROUP_FS" 2>/dev/null)" == cgroup2fs ]] || return 1
@@ -62,10 +55,11 @@ shape_method() {
 # What `make up` says about the shape: the resolved one, how it is applied, what is not
 describe_applied_shape() {
   local method="$1" n limited=""
-  say "$SHAPE_APPLIED"
+  load_node_config
+  say "$(node_config '*' shape)"
   [[ "$method" == off ]] && return 0
   for n in $(lab_nodes); do
-    [[ "$(node_var "$n" CPUS_APPLIED)" != 0 || "$(node_var "$n" MEM_APPLIED)" != 0 ]] && limited+=" $n"
+    [[ "$(node_config "$n" cpus)" != 0 || "$(node_config "$n" mem)" != 0 ]] && limited+=" $n"
   done
   case "$method" in
     cgroup-v1 | cgroup-v2) say "  applied with $method groups under $CGROUP_FS ($(cgroup_lab_path)/<node>): CPU sets, quotas and memory limits" ;;
@@ -96,7 +90,7 @@ cpuset_inherit() {
 prepare_node_cgroup() {
   local method="$1" node="$2" rel cpuset cpus mem dir d
   rel="$(cgroup_lab_path)/$node"
-  cpuset="$(node_var "$node" CPUSET_APPLIED)" cpus="$(node_var "$node" CPUS_APPLIED)" mem="$(node_var "$node" MEM_APPLIED)"
+  cpuset="$(node_config "$node" cpuset)" cpus="$(node_config "$node" cpus)" mem="$(node_config "$node" mem)"
   local quota=-1
   [[ "$cpus" != 0 ]] && quota="$(awk -v c="$cpus" 'BEGIN { printf "%d", c * 100000 }')"
   if [[ "$method" == cgroup-v1 ]]; then
@@ -140,7 +134,7 @@ shape_prefix() {
       ((${#procs[@]})) || exit 2
       echo "$LAB_ROOT/runtimes/native/bin/cgroup-exec"; printf '%s\n' "${procs[@]}"; echo -- ;;
     taskset)
-      cpuset="$(node_var "$node" CPUSET_APPLIED)"
+      cpuset="$(node_config "$node" cpuset)"
       [[ -n "$cpuset" ]] && { echo taskset; echo -c; echo "$cpuset"; } ;;
   esac
   return 0

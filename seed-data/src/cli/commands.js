@@ -1,16 +1,16 @@
 // The commands of tenantlab-seed. Each is a short script over the modules that do the work.
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { Random } from '../random.js';
+import { Random } from '@tenantlab/dataset/random';
 import { SeedError, UsageError } from '../errors.js';
 import { aliasFor as aliasOf } from '@tenantlab/contract/naming';
-import { catalogItems, interleavedItems, spreadOrder } from '../generate/catalog.js';
+import { catalogItems, interleavedItems, spreadOrder } from '@tenantlab/dataset/catalog';
 import { buildManifest } from '../generate/manifest.js';
 import { queryLogLines } from '../generate/querylog.js';
 import { esReason } from '../load/cluster.js';
 import { finished, journalFileOf, readUnfinished, started } from '../load/journal.js';
 import { runLoad } from '../load/run.js';
-import { profileNames, loadProfile } from '../profiles.js';
+import { profileNames, loadProfile } from '@tenantlab/dataset/profiles';
 import { describeDrift, planFill, reasonsOf } from '../verify/plan.js';
 import { connect, countNow, log, placeTenants, verifyCounts, waitGreen } from './steps.js';
 

@@ -3,6 +3,7 @@
 // trace only ever appears for a bug, and then with SEED_DEBUG=1.
 import * as commands from './commands.js';
 import { buildContext, OPTIONS, parseOptions } from './options.js';
+import { UsageError } from '../errors.js';
 
 const COMMANDS = {
   seed: ['create the profile\'s tenants through the allocator, bulk-load their catalogs, verify counts', commands.seed],
@@ -36,8 +37,8 @@ export async function main(argv) {
       console.log(usage());
       return command || values.help ? 0 : 2;
     }
-    if (!COMMANDS[command]) throw Object.assign(new Error(`unknown command '${command}': one of ${Object.keys(COMMANDS).join(', ')}`), { exitCode: 2 });
-    if (rest.length) throw Object.assign(new Error(`unexpected argument '${rest[0]}'`), { exitCode: 2 });
+    if (!COMMANDS[command]) throw new UsageError(`unknown command '${command}': one of ${Object.keys(COMMANDS).join(', ')}`);
+    if (rest.length) throw new UsageError(`unexpected argument '${rest[0]}'`);
     const ctx = command === 'profiles' ? null : buildContext(values);
     await COMMANDS[command][1](ctx);
     return 0;

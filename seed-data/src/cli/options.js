@@ -4,8 +4,8 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { esOptionsOf } from '../load/cluster.js';
 import { UsageError } from '../errors.js';
-import { checkPrefix, generateTenants } from '../generate/tenants.js';
-import { loadProfile } from '../profiles.js';
+import { checkPrefix, generateTenants } from '@tenantlab/dataset/tenants';
+import { loadProfile } from '@tenantlab/dataset/profiles';
 
 export const OPTIONS = {
   profile: { type: 'string', short: 'p', env: 'PROFILE', default: 'demo', help: 'ci | demo | large (profiles/*.json)' },

@@ -2,7 +2,7 @@
 import { aliasFor } from '@tenantlab/contract/naming';
 import { AllocatorApi, specDifferences } from '../allocator-api.js';
 import { SeedError, UsageError } from '../errors.js';
-import { tenantSpec } from '../generate/tenants.js';
+import { tenantSpec } from '@tenantlab/dataset/tenants';
 import { entryClient, esReason, requireCluster } from '../load/cluster.js';
 import { compareCounts, countTenants, describeMismatch } from '../verify/counts.js';
 

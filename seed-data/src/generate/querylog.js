@@ -1,10 +1,10 @@
 // A storefront query log in the replay format (packages/contract/src/querylog.js). Every query is built
 // from one real product of its store (regenerated from the seed), so it finds at least that
 // product; stores are picked by traffic weight, not by size.
-import { Random } from '../random.js';
+import { Random } from '@tenantlab/dataset/random';
 import { formatLine } from '@tenantlab/contract/querylog';
 import { AUTOCOMPLETE_FIELD, SEARCH_FIELDS, typedPart } from '@tenantlab/contract/storefront';
-import { CATALOG_EPOCH_MS, makeProduct } from './products.js';
+import { CATALOG_EPOCH_MS, makeProduct } from '@tenantlab/dataset/products';
 
 export { SEARCH_FIELDS };
 const TYPE_MIX = [['product', 0.5], ['aggregated', 0.2], ['category', 0.15], ['autocomplete', 0.15]];

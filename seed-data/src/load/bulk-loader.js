@@ -5,7 +5,7 @@
 // write contract (whole documents through the tenant alias, version = updated_at,
 // external_gte), so a re-sent item can never duplicate or roll back a document.
 import { SeedError } from '../errors.js';
-import { esReason, isTransient, isTransientResponse } from '@tenantlab/contract/es-errors';
+import { esReason, isTransient, isTransientResponse } from '@tenantlab/contract/errors';
 import { actionLine, bulkLines } from '@tenantlab/contract/write-contract';
 import { backoffMs, sleep } from './backoff.js';
 

@@ -2,7 +2,7 @@
 // node for bulk traffic, so the coordinating work of the load is spread instead of funnelled
 // through one node.
 import { Client } from '@elastic/elasticsearch';
-import { esReason, isTransient } from '@tenantlab/contract/es-errors';
+import { esReason, isTransient } from '@tenantlab/contract/errors';
 import { clientOptions } from '@tenantlab/contract/connection';
 import { ServiceError } from '../errors.js';
 

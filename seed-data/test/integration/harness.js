@@ -4,7 +4,7 @@
 // Tenant ids carry a unique prefix too, so runs never collide with the lab's own tenants.
 import { Client } from '@elastic/elasticsearch';
 import { aliasFor } from '@tenantlab/contract/naming';
-import { AllocatorProcess } from '@tenantlab/test-support/allocator-process';
+import { AllocatorProcess } from 'tenantlab-allocator/process';
 import { clusterHealthy, deletePrefix } from '@tenantlab/test-support/cluster';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 
-export { sleep } from '@tenantlab/test-support/net';
+export { setTimeout as sleep } from 'node:timers/promises';
 const config = loadConfig();
 export const esUrl = config.esUrl;
 export const es = new Client({ node: esUrl, requestTimeout: 60000 });

@@ -6,15 +6,20 @@
 // (run from the repository root, with the LAB_DIR of the lab under test).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { generateTenants } from '../../src/generate/tenants.js';
+import { generateTenants } from '@tenantlab/dataset/tenants';
 import { queryLogLines } from '../../src/generate/querylog.js';
-import { loadProfile } from '../../src/profiles.js';
+import { loadProfile } from '@tenantlab/dataset/profiles';
 import { aliasFor } from '@tenantlab/contract/naming';
 import { parseLines, searchRequestOf } from '@tenantlab/contract/querylog';
-import { aliasCounts, clusterUp, es, runShell, seedCli, sleep, startAllocator, uid } from './harness.js';
+import { aliasCounts, clusterUp, es, esUrl, runShell, seedCli, sleep, startAllocator, uid } from './harness.js';
 
+// No cluster is a failure of every test, with its reason, never a skip: a suite that skips when
+// Elasticsearch is down passes having tested nothing.
 const up = await clusterUp();
-const skip = !up && 'no cluster at ES_URL (start the lab: make up)';
+const down = up ? null : `no healthy Elasticsearch at ${esUrl}: the seeder's integration tests need the lab (make up) or ES_URL= a cluster`;
+const needCluster = () => {
+  if (down) assert.fail(down);
+};
 const scale = Number(process.env.SEED_IT_SCALE ?? 0.2);
 const killScale = Number(process.env.SEED_IT_KILL_SCALE ?? 0.4);
 const prefix = `sdit${uid()}`;
@@ -24,13 +29,13 @@ let args;
 const argsFor = (seed) => ['-p', 'ci', '--seed', String(seed), '--scale', String(scale), '--tenant-prefix', prefix, '--allocator', allocator.url, '--wait-green', '60'];
 
 before(async () => {
-  if (skip) return;
+  if (down) return;
   allocator = await startAllocator();
   args = argsFor(1);
 });
 
 after(async () => {
-  if (skip || !allocator) return;
+  if (down || !allocator) return;
   await seedCli(['delete', ...args]).catch(() => {});
   await allocator.stop();
   await es.close();
@@ -41,7 +46,8 @@ async function assertExactCounts(list) {
   for (const t of list) assert.equal(counts.get(t.id), t.expected_products, `${t.id}: ${counts.get(t.id)} documents, manifest ${t.expected_products}`);
 }
 
-test('seeding the ci profile ends with exact counts per tenant', { skip }, async () => {
+test('seeding the ci profile ends with exact counts per tenant', async () => {
+  needCluster();
   const r = await seedCli(['seed', ...args]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /every tenant matches the manifest/);
@@ -55,7 +61,8 @@ test('seeding the ci profile ends with exact counts per tenant', { skip }, async
   }
 });
 
-test('re-running the same profile duplicates nothing', { skip }, async () => {
+test('re-running the same profile duplicates nothing', async () => {
+  needCluster();
   const r = await seedCli(['seed', ...args, '--keep-settings']);
   assert.equal(r.code, 0, r.stderr);
   await assertExactCounts(tenants);
@@ -63,7 +70,8 @@ test('re-running the same profile duplicates nothing', { skip }, async () => {
   assert.equal(total.count, tenants.reduce((a, t) => a + t.expected_products, 0));
 });
 
-test('every query of the query log returns hits for its store', { skip }, async () => {
+test('every query of the query log returns hits for its store', async () => {
+  needCluster();
   const entries = [...parseLines([...queryLogLines({ seed: 1, tenants, lines: 1000 })])];
   const empty = [];
   for (let i = 0; i < entries.length; i += 100) {
@@ -77,7 +85,8 @@ test('every query of the query log returns hits for its store', { skip }, async 
   assert.deepEqual(empty, []);
 });
 
-test('resubmit re-sends a whole catalog with a new updated_at; counts stay exact', { skip }, async () => {
+test('resubmit re-sends a whole catalog with a new updated_at; counts stay exact', async () => {
+  needCluster();
   const t = tenants.find((x) => x.expected_products >= 20);
   const before = Date.now();
   const r = await seedCli(['resubmit', ...args, '--tenant', t.id]);
@@ -87,7 +96,8 @@ test('resubmit re-sends a whole catalog with a new updated_at; counts stay exact
   assert.equal(old.count, 0, 'documents that were not re-sent');
 });
 
-test('update changes price and inventory of a share of one tenant\'s products', { skip }, async () => {
+test('update changes price and inventory of a share of one tenant\'s products', async () => {
+  needCluster();
   const t = [...tenants].sort((a, b) => b.expected_products - a.expected_products)[0];
   const before = Date.now();
   const r = await seedCli(['update', ...args, '--tenant', t.id, '--fraction', '0.05']);
@@ -104,7 +114,8 @@ test('update changes price and inventory of a share of one tenant\'s products', 
   assert.equal(still.count, changed.count);
 });
 
-test('a tenant that exists with a different spec stops the run before anything is loaded', { skip }, async () => {
+test('a tenant that exists with a different spec stops the run before anything is loaded', async () => {
+  needCluster();
   const r = await seedCli(['seed', ...argsFor(2)]);
   assert.equal(r.code, 2);
   assert.match(r.stderr.trim(), /^error: \d+ tenant\(s\) already exist with a different spec: .*expected_products|^error: \d+ tenant\(s\) already exist with a different spec/);
@@ -113,7 +124,8 @@ test('a tenant that exists with a different spec stops the run before anything i
 
 const killCmd = process.env.SEED_IT_KILL_CMD;
 const restartCmd = process.env.SEED_IT_RESTART_CMD;
-test('killing a data node during seeding still ends with exact counts', { skip: skip || (!killCmd && 'set SEED_IT_KILL_CMD and SEED_IT_RESTART_CMD'), timeout: 900000 }, async (t) => {
+test('killing a data node during seeding still ends with exact counts', { skip: up && !killCmd && 'set SEED_IT_KILL_CMD and SEED_IT_RESTART_CMD', timeout: 900000 }, async (t) => {
+  needCluster();
   const kprefix = `sdik${uid()}`;
   const ktenants = generateTenants({ seed: 3, profile: loadProfile('ci'), scale: killScale, prefix: kprefix });
   const kargs = ['-p', 'ci', '--seed', '3', '--scale', String(killScale), '--tenant-prefix', kprefix, '--allocator', allocator.url, '--wait-green', '120', '--bulk-bytes', '1mb'];

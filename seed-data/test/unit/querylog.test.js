@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { generateTenants } from '@tenantlab/dataset/tenants';
+import { loadProfile } from '@tenantlab/dataset/profiles';
 import { queryLogLines } from '../../src/generate/querylog.js';
-import { generateTenants } from '../../src/generate/tenants.js';
-import { loadProfile } from '../../src/profiles.js';
 import { parseLine, parseLines, SEARCH_TYPES } from '@tenantlab/contract/querylog';
 
 const tenants = generateTenants({ seed: 1, profile: loadProfile('ci'), prefix: 'ql' });
@@ -61,3 +61,10 @@ test('shoppers half-type words and SKUs: some product searches are partial words
 
 // The format itself (round trip, malformed lines) is tested with its module:
 // packages/contract/test/querylog.test.js
+
+test('query log generation is deterministic in-process too', () => {
+  const qt = generateTenants({ seed: 2, profile: loadProfile('ci'), prefix: 'q' });
+  const a = [...queryLogLines({ seed: 2, tenants: qt, lines: 200 })];
+  const b = [...queryLogLines({ seed: 2, tenants: qt, lines: 200 })];
+  assert.deepEqual(a, b);
+});

@@ -8,7 +8,10 @@
 #   anything else                                                   run that command instead
 #
 # Settings: every environment variable whose name has a dot (cluster.name=...) and every -E flag,
-# the -E flags last (they win). ES_JAVA_OPTS is appended to the JVM options, so its -Xms/-Xmx win.
+# the -E flags last (they win). JVM options: LAB_JVM_OPTIONS, the node's whole list as the one
+# node-config source renders it for this image (packages/contract/src/node-config.js: the native
+# runtime's launcher options with this image's paths and the node's heap; runtimes/compose/bin/lab
+# exports it, nodes.generated.yml passes it), then ES_JAVA_OPTS, as the official image appends it.
 # Not here, as in the native runtime: bootstrap checks (the launcher does not run them) and x-pack
 # (not on Maven Central): an xpack.* setting makes the node refuse to start.
 set -euo pipefail
@@ -33,20 +36,11 @@ for arg in "$@"; do
   esac
 done
 
-node_name="$(hostname)"
-for s in "${settings[@]}"; do [[ "$s" == node.name=* ]] && node_name="${s#node.name=}"; done
-
-# The JVM options the native runtime uses (runtimes/native/lib/nodes.sh: jvm_options), with this image's
-# paths; the heap from ES_JAVA_OPTS' -Xmx (default 1g) sizes the direct-memory cap as it does there.
-ES_HEAP="$(grep -oE -- '-Xmx[0-9]+[kmgKMG]?' <<<"${ES_JAVA_OPTS:-}" | tail -n 1 | cut -c5-)"
-ES_HEAP="${ES_HEAP:-1g}"
-LAB_DIR="$ES_HOME" ES_DIST="$ES_HOME"
-# shellcheck source=../../../native/lib/nodes.sh
-source /usr/local/lib/tenantlab/nodes.sh
-mkdir -p "$LAB_DIR/tmp/$node_name"
-mapfile -t jvm < <(jvm_options "$node_name")
-# shellcheck disable=SC2206 # ES_JAVA_OPTS is a list of words, as the official image reads it
-extra=(${ES_JAVA_OPTS:-})
+# LAB_JVM_OPTIONS is a list of words (no value of it holds a space); read -a splits it without
+# expanding the classpath's '*'
+[[ -n "${LAB_JVM_OPTIONS:-}" ]] || { echo "error: LAB_JVM_OPTIONS is empty: this image runs the JVM options packages/contract/src/node-config.js renders for it; start it with runtimes/compose/bin/lab (make up), which exports them" >&2; exit 2; }
+read -r -a jvm <<<"$LAB_JVM_OPTIONS"
+read -r -a extra <<<"${ES_JAVA_OPTS:-}"
 
 exec "$ES_HOME/jdk/bin/java" "${jvm[@]}" "${extra[@]}" \
   org.tenantlab.nativeruntime.LabNode \

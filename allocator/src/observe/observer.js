@@ -1,0 +1,200 @@
+// Periodically looks at the cluster for /metrics, GET /groups, GET /tenants and GET /hot:
+// node groups, documents per index and tenant, what each tenant's searches cost and how each
+// group is doing over a sliding window (this folder), and which tenants are hot. Five requests
+// per interval however many tenants there are, plus one probe search per group: node
+// attributes, one aggregation (documents and recent writes per index and tenant), one _stats
+// (search with stats groups, indexing), one _nodes/stats (search pool, CPU), the cluster's
+// health. After each observation the
+// listeners (auto-isolation) see it.
+import { discoverGroups } from '../es/cluster.js';
+import { groupLoad, servingIndex } from '../placement/model.js';
+import { objectiveOf } from '../policy.js';
+import { observedCost } from './cost.js';
+import { indexCounters, nodeReadings, NODE_STATS_REQUEST, STATS_GROUPS } from './counters.js';
+import { detectHot } from './hot.js';
+import { loadP95ByGroup } from './load-latency.js';
+import { probeGroups, ProbeWindow } from './probe.js';
+import { CounterWindow } from './window.js';
+import { productsPattern, STATS_GROUP_PATTERN } from '@tenantlab/contract/naming';
+
+const emptyCost = (windowS) => ({ window_s: windowS, span_s: 0, tenants: new Map(), groups: new Map() });
+
+export class Observer {
+  constructor({ client, config, store, metrics, log }) {
+    Object.assign(this, { client, config, store, metrics, log });
+    const { observe } = config.policy;
+    this.window = new CounterWindow(observe.windowS * 1000);
+    this.probes = new ProbeWindow(observe.windowS * 1000);
+    this.hotSince = new Map();
+    this.knownNodes = new Set();
+    this.listeners = [];
+    this.snapshot = {
+      at: null,
+      groups: [],
+      indexDocs: new Map(),
+      tenantDocs: new Map(),
+      tenantIndexDocs: new Map(),
+      searchRate: new Map(),
+      cost: emptyCost(observe.windowS),
+      hot: [],
+      health: { status: null, missing: [] },
+    };
+  }
+
+  /** `fn(snapshot)` runs after every successful observation (errors are logged, not thrown). */
+  onObservation(fn) {
+    this.listeners.push(fn);
+  }
+
+  start() {
+    this.stopped = false;
+    const tick = () =>
+      this.observe()
+        .catch((err) => {
+          this.metrics.clusterUp.set(0);
+          this.log.debug({ err: err.message }, 'observation failed');
+        })
+        .finally(() => {
+          // stop() may come while an observation is in flight: then no next one.
+          if (this.stopped) return;
+          this.timer = setTimeout(tick, this.config.statsIntervalMs);
+          this.timer.unref();
+        });
+    tick();
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  async observe() {
+    const { client, config, store } = this;
+    const { observe } = config.policy;
+    const pattern = productsPattern(config.prefix);
+    const lenient = { allow_no_indices: true, ignore_unavailable: true };
+    // one probe search per group, on the first of its indices (by name)
+    const probeTargets = new Map();
+    for (const ix of [...store.indices.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) if (!probeTargets.has(ix.group)) probeTargets.set(ix.group, ix.name);
+    const [groups, docs, stats, nodeStats, health, probed, loadP95] = await Promise.all([
+      discoverGroups(client, config.groupAttr),
+      client.search({
+        index: pattern,
+        size: 0,
+        ...lenient,
+        aggs: {
+          idx: {
+            terms: { field: '_index', size: 10000 },
+            aggs: { t: { terms: { field: 'store_id', size: 10000 }, aggs: { recent: { filter: { range: { updated_at: { gte: `now-${observe.windowS}s` } } } } } } },
+          },
+        },
+      }),
+      client.indices.stats({ index: pattern, metric: 'search,indexing', groups: STATS_GROUPS(STATS_GROUP_PATTERN), ...lenient }),
+      client.nodes.stats(NODE_STATS_REQUEST),
+      client.cluster.health({ timeout: '2s' }),
+      probeGroups(client, probeTargets),
+      loadP95ByGroup(config.prometheusUrl),
+    ]);
+    const indexDocs = new Map();
+    const tenantDocs = new Map();
+    const tenantIndexDocs = new Map(); // index -> tenant -> documents (a moving tenant is in two)
+    const recentWrites = new Map();
+    for (const b of docs.aggregations?.idx.buckets ?? []) {
+      indexDocs.set(b.key, b.doc_count);
+      tenantIndexDocs.set(b.key, new Map(b.t.buckets.map((t) => [t.key, t.doc_count])));
+      for (const t of b.t.buckets) {
+        tenantDocs.set(t.key, (tenantDocs.get(t.key) ?? 0) + t.doc_count);
+        recentWrites.set(t.key, (recentWrites.get(t.key) ?? 0) + (t.recent?.doc_count ?? 0));
+      }
+    }
+
+    const now = Date.now();
+    const counters = indexCounters(stats);
+    const gauges = nodeReadings(nodeStats, counters);
+    this.window.add(now, counters);
+    this.probes.add(now, probed);
+    const serving = new Map();
+    for (const t of store.tenants.values()) {
+      const index = servingIndex(t, store);
+      serving.set(t.id, { index, group: store.indices.get(index)?.group ?? t.group });
+    }
+    const indexGroup = new Map([...store.indices.values()].map((ix) => [ix.name, ix.group]));
+    const cost = observedCost({
+      increases: this.window.increases(),
+      spanS: this.window.spanS,
+      serving,
+      indexGroup,
+      groups,
+      gauges,
+      recentWrites,
+      observe,
+      objectiveOf: (g) => objectiveOf(config.policy, g),
+      probes: this.probes.means(),
+      loadP95,
+    });
+    const at = new Date(now).toISOString();
+    const hot = detectHot(cost, config.policy.hot, { since: this.hotSince, now: at });
+    this.hotSince = new Map(hot.map((h) => [h.tenant, h.since]));
+
+    // A data node seen once and gone now is missing (a node that left, or one that crashed).
+    const current = new Set(groups.flatMap((g) => g.nodes));
+    for (const n of current) this.knownNodes.add(n);
+    const missing = [...this.knownNodes].filter((n) => !current.has(n)).sort();
+    const searchRate = new Map([...cost.tenants.values()].map((t) => [t.tenant, t.search_rate]));
+    this.snapshot = { at, groups, indexDocs, tenantDocs, tenantIndexDocs, searchRate, cost, hot, health: { status: health.status, missing } };
+    this.#export();
+    this.metrics.clusterUp.set(1);
+    for (const fn of this.listeners) {
+      try {
+        await fn(this.snapshot);
+      } catch (err) {
+        this.log.error({ err: err.message }, 'observation listener failed');
+      }
+    }
+  }
+
+  /** Exports the snapshot; tenants and load as placement/model.js's groupLoad counts them, like GET /groups. */
+  #export() {
+    const { metrics, store } = this;
+    const { groups, indexDocs, searchRate, cost, hot } = this.snapshot;
+    const { loads, tenantsPerIndex, placed } = groupLoad({ store, snapshot: this.snapshot, groups, policy: this.config.policy });
+    metrics.nodeGroup.reset();
+    for (const g of groups) for (const n of g.nodes) metrics.nodeGroup.set({ node: n, index_group: g.name }, 1);
+    for (const m of [metrics.tenants, metrics.indexDocuments, metrics.tenantDocuments, metrics.tenantSearchRate, metrics.tenantSearchTime, metrics.tenantSearchShare, metrics.tenantWriteRate, metrics.tenantHot]) m.reset();
+    for (const ix of store.indices.values()) {
+      metrics.tenants.set({ index_group: ix.group, index: ix.name }, tenantsPerIndex.get(ix.name) ?? 0);
+      metrics.indexDocuments.set({ index_group: ix.group, index: ix.name }, indexDocs.get(ix.name) ?? 0);
+    }
+    metrics.groupLoad.reset();
+    for (const l of loads) metrics.groupLoad.set({ index_group: l.group }, l.perNode);
+    for (const [id, p] of placed) {
+      metrics.tenantDocuments.set({ tenant: id, index_group: p.group, index: p.index }, p.documents);
+      metrics.tenantSearchRate.set({ tenant: id, index_group: p.group, index: p.index }, searchRate.get(id) ?? 0);
+    }
+    for (const t of cost.tenants.values()) {
+      const labels = { tenant: t.tenant, index: t.index, index_group: t.group };
+      metrics.tenantSearchTime.set(labels, t.search_ms_per_s);
+      metrics.tenantSearchShare.set({ ...labels, of: 'index' }, t.share_of_index);
+      metrics.tenantSearchShare.set({ ...labels, of: 'group' }, t.share_of_group);
+      metrics.tenantWriteRate.set(labels, t.write_rate);
+    }
+    for (const h of hot) metrics.tenantHot.set({ tenant: h.tenant, index: h.index, index_group: h.group }, 1);
+    for (const m of [metrics.groupLatency, metrics.groupProbe, metrics.groupObjective, metrics.groupSearchTime, metrics.groupQueue, metrics.groupRejected, metrics.groupCpu]) m.reset();
+    for (const g of cost.groups.values()) {
+      const labels = { index_group: g.group };
+      if (g.latency_ms !== null) metrics.groupLatency.set(labels, g.latency_ms);
+      if (g.probe_ms !== null) metrics.groupProbe.set(labels, g.probe_ms);
+      metrics.groupObjective.set(labels, g.objective_ms);
+      metrics.groupSearchTime.set(labels, g.search_ms_per_s);
+      metrics.groupQueue.set(labels, g.queue);
+      metrics.groupRejected.set(labels, g.rejected_per_s);
+      if (g.cpu_percent !== null) metrics.groupCpu.set(labels, g.cpu_percent);
+    }
+    // one series per move in flight: the dashboards draw each as a region from start to end
+    metrics.moveActive.reset();
+    for (const j of store.jobs.values()) {
+      if (j.type !== 'move' || (j.state !== 'queued' && j.state !== 'running')) continue;
+      metrics.moveActive.set({ tenant: j.tenant, from_group: j.from.group, to_group: j.to.group, trigger: j.trigger ?? 'api' }, 1);
+    }
+  }
+}

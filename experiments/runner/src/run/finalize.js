@@ -1,0 +1,101 @@
+// Phase 4 of a run, whatever happened before it (a failed repetition, Ctrl-C, a node gone): each
+// variant's summary and the verdicts, computed from the repetitions, the runner's own share of
+// the machine, results.json (held against its schema: a mismatch is a warning, the figures are
+// kept), the report; then everything the run created is deleted (its indices and with them
+// their aliases, its closed-loop allocators' templates, the write bodies) and a lab of its own
+// stopped. And the table the terminal shows at the end.
+import { rmSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { esReason } from '@tenantlab/contract/errors';
+import { textTable } from '../compare.js';
+import { verdictLine, writeReport } from '../report.js';
+import { summarize, validateResults } from '../results.js';
+import { verdicts as computeVerdicts } from '../verdict.js';
+
+/** Phase 4 (see the header). `started`, `cpuAtStart`: when the run began, and the process's CPU then. */
+export async function finishRun(run, { started, cpuAtStart }) {
+  const { lab, layouts, log } = run;
+  const problems = finalize(run.results, run.plan, { started, cpuAtStart, measured: run.measured });
+  for (const p of problems) log(`warning: results.json does not follow its schema: ${p}`);
+  run.write();
+  try {
+    await writeReport(run.dir, run.results);
+  } catch (err) {
+    log(`report not written: ${err.message}`);
+  }
+  for (const [vname, a] of layouts.allocators) {
+    await a.stop().catch(() => {});
+    // what the allocator made under its prefix, and its index template (the allocator's templateName)
+    const prefix = `${run.prefix}${vname}-`;
+    await deleteRunIndices(lab.client, prefix);
+    await lab.client.indices.deleteIndexTemplate({ name: `${prefix}products` }).catch(() => {});
+  }
+  await deleteRunIndices(lab.client, run.prefix, log);
+  if (layouts.bodies) rmSync(layouts.bodies.dir, { recursive: true, force: true });
+  await lab.client.close();
+  await lab.stop();
+}
+
+/** results.json's closing figures: summaries, verdicts, the runner's CPU. -> the schema's complaints */
+function finalize(results, plan, { started, cpuAtStart, measured }) {
+  const metrics = plan.report?.metrics;
+  for (const v of results.variants) {
+    const done = v.repetitions.filter((r) => r.figures);
+    v.summary = summarize(done.map((r) => r.figures), metrics);
+  }
+  const figures = Object.fromEntries(results.variants.map((v) => [v.name, v.repetitions.map((r) => (r.figures && r.complete ? r.figures : null))]));
+  results.verdicts = computeVerdicts(plan, figures);
+  results.finished_at = new Date().toISOString();
+  const cores = cpus().length;
+  const used = process.cpuUsage(cpuAtStart);
+  results.runner = {
+    // shares of the whole machine (all cores) during the measured windows
+    cpu_percent: measured.wall ? Math.round((measured.cpu / (measured.wall * cores)) * 1000) / 10 : null,
+    // the load generator's (Locust's) share, measured from /proc while it ran
+    generator_cpu_percent: measured.wall ? Math.round((measured.loadCpu / (measured.wall * cores)) * 1000) / 10 : null,
+    wall_seconds: Math.round((Date.now() - started) / 1000),
+    total_cpu_seconds: Math.round(((used.user + used.system) / 1e6) * 10) / 10,
+  };
+  return validateResults(results);
+}
+
+/**
+ * Deletes every index (and with it every alias) whose name starts with the run's prefix, by
+ * name: Elasticsearch refuses wildcard deletes (action.destructive_requires_name).
+ */
+export async function deleteRunIndices(client, prefix, log = () => {}) {
+  try {
+    const rows = await client.cat.indices({ index: `${prefix}*`, format: 'json', h: 'index', expand_wildcards: 'all' });
+    const indices = rows.map((r) => r.index).filter((i) => i.startsWith(prefix));
+    for (let i = 0; i < indices.length; i += 50) await client.indices.delete({ index: indices.slice(i, i + 50).join(',') });
+  } catch (err) {
+    log(`warning: could not delete the run's indices ${prefix}*: ${esReason(err)}; list them with: curl '<es>/_cat/indices/${prefix}*'`);
+  }
+}
+
+/** What the terminal shows at the end: each variant's figures (mean and spread), the verdicts. */
+export function closingText(results) {
+  const cell = (s) => (s && s.mean !== null && s.mean !== undefined ? `${s.mean.toFixed(1)} ± ${(s.stdev ?? 0).toFixed(1)}` : '-');
+  const reps = (v) => `${v.repetitions.filter((r) => r.complete).length}/${v.repetitions.length}`;
+  // the columns of the workload: bulks and documents for ingest, indices for many-shards
+  const kind = results.plan.workload?.scenario;
+  const columns = kind === 'ingest'
+    ? [['shards', (v) => v.layout?.primary_shards ?? '-'], ['replicas', (v) => v.settings.replicas], ['docs/s', (v) => cell(v.summary.docs_per_s)], ['bulks/s', (v) => cell(v.summary.bulk_ops_per_s)],
+      ['avg ms', (v) => cell(v.summary.avg_ms)], ['p95 ms', (v) => cell(v.summary.p95_ms)], ['rejected', (v) => cell(v.summary.docs_rejected)]]
+    : kind === 'many-shards'
+      ? [['indices', (v) => v.settings.indices], ['indices/s', (v) => cell(v.summary.indices_per_s)], ['create avg ms', (v) => cell(v.summary.avg_ms)], ['create p95 ms', (v) => cell(v.summary.p95_ms)],
+        ['state KB', (v) => (v.summary.cluster_state_bytes?.mean ? Math.round(v.summary.cluster_state_bytes.mean / 1024) : '-')], ['master heap MB', (v) => cell(v.summary.master_heap_max_mb)]]
+      : [['shards', (v) => v.layout?.primary_shards ?? '-'], ['median shard', (v) => (v.layout?.median_shard_bytes ? `${Math.round(v.layout.median_shard_bytes / 1024)} KB` : '-')],
+        ['avg ms', (v) => cell(v.summary.avg_ms)], ['p95 ms', (v) => cell(v.summary.p95_ms)], ['p99 ms', (v) => cell(v.summary.p99_ms)], ['req/s', (v) => cell(v.summary.throughput_rps)]];
+  const rows = results.variants.map((v) => [v.label ?? v.name, ...columns.map(([, f]) => f(v)), reps(v)]);
+  const table = textTable(['variant', ...columns.map(([h]) => h), 'reps'], rows, { right: columns.map((_, i) => i + 1) });
+  const verdicts = results.verdicts.map((v) => `  ${verdictLine(v).replaceAll('**', '')}`);
+  return [
+    '',
+    `${results.experiment}${results.quick ? ' (QUICK)' : ''}: mean ± stdev over the repetitions${results.complete ? '' : ` — INCOMPLETE: ${results.incomplete_reason}`}`,
+    table,
+    '',
+    'verdicts:',
+    ...verdicts,
+  ].join('\n');
+}

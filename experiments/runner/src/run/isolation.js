@@ -1,0 +1,206 @@
+// The closed loop of a variant with `isolate` (the noisy-neighbour experiment and `make demo`):
+//   - its stores are placed by a real allocator (allocator/src/main.js, started here against the
+//     experiment's cluster with the run's index prefix and a policy made of the variant's values:
+//     observation window, hot share, latency objective, auto-isolation and its cool-down);
+//   - during each measured window a watcher polls the allocator (GET /hot, GET /jobs) and keeps
+//     when the burst store was first flagged, with the evidence, and the move's start and end;
+//   - after the window, the burst store goes back to its group, so every repetition starts alike;
+//   - the figures (isolationFigures) come from the load engine's own points (POINTS_FILE): the neighbours' p95 before the
+//     burst, during it until the move ended, and after the move, and the loop's times.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AllocatorProcess } from 'tenantlab-allocator/process';
+import { aliasFor } from '@tenantlab/contract/naming';
+import { RunError } from '../errors.js';
+
+const LAB_POLICY = new URL('../../../../allocator/policy.json', import.meta.url);
+
+/** The allocator policy of an isolate variant: the lab's, with the variant's loop values. */
+export function isolationPolicy(isolate, { auto = true } = {}) {
+  const lab = JSON.parse(readFileSync(LAB_POLICY, 'utf8'));
+  return {
+    ...lab,
+    observe: { windowS: isolate.window_s, minQueries: 20 },
+    hot: { share: isolate.share, objectiveMs: { default: isolate.objective_ms }, dedicated: false },
+    auto: { enabled: auto, coolDownS: isolate.cool_down_s },
+  };
+}
+
+/** Starts the variant's allocator; its log goes to DIR/allocator-<variant>.log when it stops. */
+export async function startAllocator({ esUrl, prefix, isolate, dir, variant }) {
+  const policyFile = join(dir, `allocator-policy-${variant}.json`);
+  writeFileSync(policyFile, `${JSON.stringify(isolationPolicy(isolate, { auto: isolate.auto !== false }), null, 2)}\n`);
+  let proc;
+  try {
+    proc = await AllocatorProcess.start({
+      prefix,
+      policyFile,
+      logLevel: 'info',
+      env: { ALLOCATOR_ES_URL: esUrl, ALLOCATOR_STATS_INTERVAL_MS: String(Math.round(isolate.interval_s * 1000)) },
+      timeoutMs: 60000,
+    });
+  } catch (err) {
+    throw new RunError(`variant ${variant}: its allocator did not start: ${err.message.split('\n').slice(0, 3).join(' | ')}`, 1);
+  }
+  return {
+    url: proc.url,
+    api: proc.api,
+    async stop() {
+      await proc.stop();
+      writeFileSync(join(dir, `allocator-${variant}.log`), proc.output);
+    },
+  };
+}
+
+/**
+ * Places the stores through the allocator: odd store numbers on `groups[0]`, even on
+ * `groups[1]`, shared indices. Returns the layout's names as layout.js's layoutNames does, the
+ * burst store marked `set: 'target'` (its own traffic is neither half's).
+ */
+export async function placeStores(api, { tenants, groups, target }) {
+  const out = [];
+  for (const t of tenants) {
+    const set = (t.index + 1) % 2 === 1 ? 'odd' : 'even';
+    const group = set === 'odd' ? groups[0] : groups[1];
+    const placed = await api.call('POST', '/tenants', { id: t.id, name: t.name, expected_products: t.expected_products, traffic_weight: t.traffic_weight, group, dedicated: false });
+    out.push({ id: t.id, alias: aliasFor(t.id), index: placed.index, group, set: t.id === target ? 'target' : set, weight: t.traffic_weight, documents: t.expected_products });
+  }
+  return { indices: [...new Set(out.map((t) => t.index))].sort(), tenants: out };
+}
+
+/** The burst store: the biggest or the smallest odd store (spec burst.store, default biggest). */
+export function burstTarget(tenants, store = 'biggest') {
+  const odd = tenants.filter((t) => (t.index + 1) % 2 === 1).sort((a, b) => a.expected_products - b.expected_products || (a.id < b.id ? -1 : 1));
+  return (store === 'smallest' ? odd[0] : odd.at(-1))?.id ?? null;
+}
+
+/**
+ * Polls the allocator every `intervalMs` from start() to stop(): when `target` was first
+ * flagged (with the evidence), each group's latency and each hot flag over time, and the first
+ * move of `target` that started after start() (its job: created, started, finished, state).
+ * `onTick(state)` lets a narrator print along.
+ */
+export function watchIsolation(api, { target, intervalMs = 1000, onTick }) {
+  const state = { started_at: Date.now(), flagged_at: null, evidence: null, move: null, samples: [] };
+  let timer = null;
+  let busy = false;
+  const tick = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const [hot, jobs] = await Promise.all([api.call('GET', '/hot'), api.call('GET', '/jobs')]);
+      const now = Date.now();
+      const flagged = hot.hot.find((h) => h.tenant === target);
+      // when the allocator first saw it hot (its observation), not when this poll came by
+      if (flagged && !state.flagged_at) Object.assign(state, { flagged_at: Date.parse(flagged.since) || now, evidence: flagged });
+      const job = jobs.jobs
+        .filter((j) => j.type === 'move' && j.tenant === target && Date.parse(j.created_at) >= state.started_at)
+        .sort((a, b) => (a.created_at < b.created_at ? -1 : 1))[0];
+      if (job) {
+        state.move = {
+          job: job.id, trigger: job.trigger, state: job.state, from: job.from, to: job.to, reason: job.reason ?? null,
+          created_at: Date.parse(job.created_at), started_at: job.started_at ? Date.parse(job.started_at) : null,
+          finished_at: job.finished_at ? Date.parse(job.finished_at) : null, documents_copied: job.documents_copied,
+        };
+      }
+      state.samples.push({ at: now, groups: hot.groups.map((g) => ({ group: g.group, probe_ms: g.probe_ms ?? null, latency_ms: g.latency_ms, objective_ms: g.objective_ms, search_rate: g.search_rate, queue: g.queue, cpu_percent: g.cpu_percent })), hot: hot.hot.map((h) => h.tenant) });
+      onTick?.(state, hot);
+    } catch {
+      // a missed poll is a gap in the samples, not a failed repetition
+    } finally {
+      busy = false;
+    }
+  };
+  timer = setInterval(tick, intervalMs);
+  tick();
+  return {
+    state,
+    async stop() {
+      clearInterval(timer);
+      while (busy) await new Promise((r) => setTimeout(r, 50));
+      await tick();
+      return state;
+    },
+  };
+}
+
+/** Moves `target` back to `group` (after a repetition whose loop moved it) and waits. */
+export async function putBack(api, target, group) {
+  let t = await api.call('GET', `/tenants/${target}`);
+  // a move the loop started may still be running when the window ends: let it finish first
+  if (t.state === 'moving' && t.job_id) {
+    await api.waitJob(t.job_id, { timeoutMs: 300000 });
+    t = await api.call('GET', `/tenants/${target}`);
+  }
+  if (t.group === group && t.state === 'active') return false;
+  const job = await api.call('POST', `/tenants/${target}/move`, { group });
+  const done = await api.waitJob(job.id, { timeoutMs: 300000 });
+  if (done.state !== 'succeeded') throw new RunError(`putting ${target} back on ${group} failed: ${done.errors?.map((e) => e.message).join('; ')}`, 1);
+  return true;
+}
+
+const p95 = (xs) => {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)];
+};
+const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
+
+/**
+ * The loop's figures from the load engine's points ([epoch ms, duration ms, store set]) and the watcher:
+ *   neighbours = the burst store's group (odd set, the store itself excluded), others = even;
+ *   before = measure start .. burst start; during = burst start .. the move's end; after = the
+ *   move's end + settle .. the window's end. Without auto-isolation (`auto` false: the baseline)
+ *   during is the burst's first two thirds and after its last third; with it and no move, after
+ *   is null. recovered_s: the first second from the burst's start from which five
+ *   consecutive 5-second windows of the neighbours have a p95 within `tolerance` of before.
+ */
+export function isolationFigures({ points, t0, burstFromMs, endMs, watch, settleMs, auto = true, tolerance = 0.15 }) {
+  const moveEnd = watch?.move?.state === 'succeeded' ? watch.move.finished_at : null;
+  const noMoveSplit = burstFromMs + ((endMs - burstFromMs) * 2) / 3;
+  // with auto-isolation on and no move, there is no "after the move": those figures stay null
+  // rather than stand in for a move that did not happen
+  const spans = {
+    before: [t0, burstFromMs],
+    during: [burstFromMs, moveEnd ?? (auto ? endMs : noMoveSplit)],
+    after: moveEnd !== null ? [moveEnd + settleMs, endMs] : auto ? [endMs, endMs] : [noMoveSplit, endMs],
+  };
+  const of = (set, [a, b]) => points.filter((p) => p[2] === set && p[0] >= a && p[0] < b).map((p) => p[1]);
+  const side = (set) => {
+    const before = p95(of(set, spans.before));
+    const during = p95(of(set, spans.during));
+    const after = spans.after[1] > spans.after[0] ? p95(of(set, spans.after)) : null;
+    return {
+      before_p95_ms: r2(before), during_p95_ms: r2(during), after_p95_ms: r2(after),
+      during_ratio: before && during !== null ? r2(during / before) : null,
+      after_ratio: before && after !== null ? r2(after / before) : null,
+    };
+  };
+  const neighbours = side('odd');
+  let recovered = null;
+  if (neighbours.before_p95_ms) {
+    const limit = neighbours.before_p95_ms * (1 + tolerance);
+    const ok = (s) => {
+      const w = of('odd', [s, s + 5000]);
+      return w.length > 0 && p95(w) <= limit;
+    };
+    for (let s = burstFromMs; s + 5000 * 5 <= endMs + 1; s += 1000) {
+      if ([0, 1, 2, 3, 4].every((k) => ok(s + k * 5000))) {
+        recovered = s;
+        break;
+      }
+    }
+  }
+  const secs = (ms) => (ms === null || ms === undefined ? null : r2((ms - burstFromMs) / 1000));
+  return {
+    neighbours,
+    others: side('even'),
+    isolation: {
+      flag_s: secs(watch?.flagged_at ?? null),
+      move_start_s: secs(watch?.move?.created_at ?? null),
+      move_s: watch?.move?.finished_at && watch.move.created_at ? r2((watch.move.finished_at - watch.move.created_at) / 1000) : null,
+      recovered_s: secs(recovered),
+      moved: moveEnd !== null,
+    },
+  };
+}

@@ -1,0 +1,98 @@
+// One repetition of the search workload (the storefront's traffic over the variant's stores):
+// one run of the load engine, and Elasticsearch's node figures for its measured window. A
+// closed-loop variant (`isolate`) also keeps what its allocator did meanwhile (isolation.js):
+// when the burst store was flagged and moved, and its neighbours' latency before, during and
+// after; then the burst store goes back to its group, so every repetition starts alike.
+import { rmSync } from 'node:fs';
+import { esReason } from '@tenantlab/contract/errors';
+import { RunError } from '../errors.js';
+import { queueSampler, snapshot, windowFigures } from './es-stats.js';
+import { isolationFigures, putBack, watchIsolation } from './isolation.js';
+import { narrator } from './narrate.js';
+import { locustfile, pointsFileOf, runLoad } from './workload.js';
+
+/** The warm-up pass: ramp-up and warm-up as measured ones have them, a one-second window not kept. */
+export async function warmUpSearch(run, v, warmDir) {
+  const { plan, lab, layouts } = run;
+  try {
+    await runLoad({ locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload: { ...plan.workload, measure: '1s', measure_s: 1 },
+      tenants: layouts.names.get(v.name).tenants, dir: warmDir, runId: `${run.runId}-warmup`, signal: run.signal, extraEnv: run.metricsEnv });
+  } finally {
+    rmSync(warmDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Repetition `rep` of `variant`, the i-th window of the run, into repDir. A failure is the
+ * repetition's (incomplete, with its reason); an interrupt, or a burst store that cannot be put
+ * back, stops the run.
+ */
+export async function measureSearch(run, variant, i, repDir, rep) {
+  const { plan, lab, layouts, measured, log } = run;
+  const { client } = lab;
+  let before = null, sampler = null, cpu0 = null, watch = null;
+  const alloc = layouts.allocators.get(variant.name);
+  const loop = variant.isolate && alloc ? { target: layouts.names.get(variant.name).target, groups: layouts.loopGroups.get(variant.name) } : null;
+  try {
+    const tell = run.narrate && loop ? narrator({ log, pointsFile: pointsFileOf(repDir), target: loop.target, groups: loop.groups, burst: variant.burst, measureS: plan.workload.measure_s }) : null;
+    const out = await runLoad({
+      locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload: plan.workload, extraEnv: run.metricsEnv,
+      tenants: layouts.names.get(variant.name).tenants, dir: repDir, runId: `${run.runId}-${i + 1}`, signal: run.signal, burst: variant.burst ?? null,
+      onMeasureStart: () => {
+        if (loop) watch = watchIsolation(alloc.api, { target: loop.target, intervalMs: Math.round(variant.isolate.interval_s * 1000), onTick: tell?.tick });
+        tell?.start();
+        cpu0 = process.cpuUsage();
+        snapshot(client).then((s) => { before = s; }).catch(() => {});
+        sampler = queueSampler(client);
+      },
+    });
+    const queueMax = sampler ? await sampler.stop() : null;
+    const after = await snapshot(client);
+    const cpu = process.cpuUsage(cpu0 ?? undefined);
+    measured.cpu += (cpu.user + cpu.system) / 1e6;
+    measured.loadCpu += out.loadCpuSeconds ?? 0;
+    measured.wall += out.measureWallMs / 1000;
+    rep.figures = { ...out.figures, es: before ? windowFigures(before, after, queueMax) : null };
+    if (watch) {
+      const w = await watch.stop();
+      watch = null;
+      const burstFromMs = out.t0 + out.burstWindow.from_s * 1000;
+      const loopFigures = isolationFigures({ points: out.points, t0: out.t0, burstFromMs, endMs: out.t0 + plan.workload.measure_s * 1000, watch: w, settleMs: variant.isolate.settle_s * 1000, auto: variant.isolate.auto });
+      Object.assign(rep.figures, loopFigures);
+      rep.isolation = isolationRecord(w, out.t0, loop.target);
+      tell?.end(loopFigures);
+    }
+    rep.timeline = out.timeline;
+    if (Object.keys(out.timelineBySet).length) rep.timeline_by_set = out.timelineBySet;
+    if (out.burstTenant) rep.burst = { tenant: out.burstTenant, ...out.burstWindow };
+    rep.complete = out.crossTenantHits === 0;
+    if (!rep.complete) rep.incomplete_reason = `${out.crossTenantHits} cross-tenant hits`;
+    const f = rep.figures;
+    log(`  ${f.requests} requests (${f.throughput_rps}/s), ${f.errors} errors, avg ${f.avg_ms} ms, p95 ${f.p95_ms} ms, p99 ${f.p99_ms} ms${f.late_arrivals ? `, ${f.late_arrivals} late arrivals` : ''}`);
+  } catch (err) {
+    if (sampler) await sampler.stop();
+    if (watch) await watch.stop();
+    if (err instanceof RunError && err.exitCode === 130) throw err;
+    rep.incomplete_reason = err instanceof RunError ? err.message : esReason(err);
+    log(`  repetition failed: ${rep.incomplete_reason}`);
+  } finally {
+    rmSync(pointsFileOf(repDir), { force: true });
+  }
+  // every repetition of a closed-loop variant starts with the burst store in its group
+  if (loop) {
+    run.check();
+    if (await putBack(alloc.api, loop.target, loop.groups[0])) log(`  ${loop.target} moved back to ${loop.groups[0]} for the next repetition`);
+  }
+}
+
+/** What results.json keeps of the watcher: times in seconds from the measured window's start. */
+function isolationRecord(w, t0, target) {
+  const rel = (ms) => (ms === null || ms === undefined ? null : Math.round((ms - t0) / 100) / 10);
+  return {
+    target,
+    flagged_s: rel(w.flagged_at),
+    evidence: w.evidence,
+    move: w.move ? { ...w.move, created_at: undefined, started_at: undefined, finished_at: undefined, created_s: rel(w.move.created_at), started_s: rel(w.move.started_at), finished_s: rel(w.move.finished_at) } : null,
+    samples: w.samples.map((x) => ({ t_s: rel(x.at), groups: x.groups, hot: x.hot })),
+  };
+}

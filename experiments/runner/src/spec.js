@@ -1,0 +1,677 @@
+// Experiment spec files (experiments/<name>.yaml): read, check and default one; list a folder;
+// resolve a spec into the plan a run follows (QUICK=1's overrides, REPEAT). The format is
+// documented in this package's README. Validation is by hand rather than by a JSON Schema so
+// every mistake is ONE line naming the file, the field and what is allowed, and an unknown key (a
+// typo) is an error instead of a silently ignored setting.
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { SpecError } from './errors.js';
+import { DEFAULT_REPORT_METRICS, SETTINGS, columnDef, isMetric } from './metrics.js';
+import { averageDocumentBytes, loadDocumentProfile } from '@tenantlab/dataset/documents';
+import { profileFiles } from '@tenantlab/dataset/profiles';
+
+export const LIMITS = Object.freeze({
+  variants: [2, 12],
+  indices: [1, 16],
+  many_indices: [1, 50000],
+  shards: [1, 64],
+  replicas: [0, 3],
+  segments: [1, 100],
+  repetitions: [1, 20],
+  confidence: [0.5, 0.999],
+  scale: [0, 100], // exclusive of 0, as the seeder's --scale
+  vus: [1, 1000],
+  groups: [1, 8],
+  data_nodes_per_group: [1, 8],
+});
+const ASSIGN = ['all', 'odd-even', 'round-robin'];
+const SCENARIOS = ['storefront', 'replay', 'ingest', 'many-shards'];
+// the write workload (run/ingest.js): bulks of bulk_docs documents of a document profile from
+// `clients` concurrent clients, into a new index per repetition
+// many-shards (run/many-shards.js): `clients` create each variant's `indices` indices of one
+// shard, docs_per_index documents into each; measure bounds the time it may take
+// (indices_scale: each variant's indices times this, e.g. 0.02 in QUICK: the same sweep, smaller)
+const INGEST_RUN_KEYS = ['clients', 'bulk_docs', 'bulk_bytes', 'docs_per_index', 'indices_scale'];
+// a bulk's size in bytes (the guidance's other unit): 500kb, 5mb
+const BYTE_SIZE = /^(\d+(?:\.\d+)?)(b|kb|mb)$/i;
+const BYTE_UNIT = { b: 1, kb: 1024, mb: 1024 * 1024 };
+const MODELS = ['closed', 'open'];
+const NAME = /^[a-z0-9][a-z0-9-]*$/;
+const GROUP = /^[a-z0-9][a-z0-9_-]*$/;
+// durations as the load engine takes them (traffic/lib/config.py, k6's form): 30s, 2m, 1m30s, 500ms, 1h
+const DURATION = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
+const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+const UNIT_S = { ms: 0.001, s: 1, m: 60, h: 3600 };
+// Elasticsearch time values (index.refresh_interval), or -1 to turn refresh off
+const ES_TIME = /^\d+(?:d|h|m|s|ms|micros|nanos)$/;
+
+const TOP_KEYS = ['name', 'title', 'hypothesis', 'source', 'dataset', 'lab', 'defaults', 'variants', 'workload', 'repetitions', 'confidence', 'report', 'expect'];
+// The lab an experiment (or one variant) runs on: the topology as a variable. LAB=own starts it.
+const LAB_KEYS = ['groups', 'data_nodes_per_group', 'shape', 'data_node', 'write_queue'];
+const DATA_NODE_KEYS = ['cpus', 'cpuset', 'mem', 'heap'];
+const SHAPES = ['groups', 'off'];
+const CPU_LIST = /^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$/;
+const SIZE = /^[0-9]+[kmg]?$/i;
+const SOURCE_KEYS = ['title', 'url', 'table', 'setup', 'notes', 'published'];
+const DATASET_KEYS = ['profile', 'scale', 'seed', 'quick'];
+const DATASET_QUICK_KEYS = ['profile', 'scale', 'seed'];
+const VARIANT_KEYS = ['name', 'label', 'lab', 'burst', 'isolate', ...Object.keys(SETTINGS)];
+// A search-bot burst on one odd store during the measured window (the load engine's crawler,
+// traffic/experiment.py's burst scenario):
+// from and to as fractions of the window, so QUICK's short window keeps the same shape
+const BURST_KEYS = ['from', 'to', 'rate', 'store'];
+const BURST_STORES = ['biggest', 'smallest'];
+// The closed loop (the noisy-neighbour experiment): the variant's stores are placed by a real
+// allocator the runner starts, whose auto-isolation moves the store it finds hot; the values are
+// its policy (allocator/policy.json observe, hot, auto) for the run. `settle`: after the move,
+// how long before the neighbours' "after" figures start.
+const ISOLATE_KEYS = ['auto', 'window', 'share', 'objective_ms', 'cool_down', 'interval', 'settle'];
+const WORKLOAD_RUN_KEYS = ['vus', 'think_ms', 'rate', 'ramp_up', 'warmup', 'measure', ...INGEST_RUN_KEYS];
+const WORKLOAD_KEYS = ['scenario', 'model', ...WORKLOAD_RUN_KEYS, 'quick'];
+const REPORT_KEYS = ['metrics', 'table'];
+const EXPECT_KEYS = ['claim', 'metric', 'lower', 'higher', 'than', 'decreasing', 'increasing', 'variant', 'at_most', 'at_least', 'linear', 'peak', 'x', 'x_label', 'min_r2'];
+const WORKLOAD_DEFAULTS = { scenario: 'storefront', model: 'closed', vus: 8, think_ms: 0, rate: null, ramp_up: '30s', warmup: '60s', measure: '120s' };
+const INGEST_DEFAULTS = { clients: 4, bulk_docs: 1000 };
+const MANY_SHARDS_DEFAULTS = { clients: 8, docs_per_index: 100, indices_scale: 1, ramp_up: '0s', warmup: '0s', measure: '15m' };
+export const isIngest = (workload) => workload?.scenario === 'ingest';
+export const isManyShards = (workload) => workload?.scenario === 'many-shards';
+// both write documents of a document profile, with no stores
+export const writesDocuments = (workload) => isIngest(workload) || isManyShards(workload);
+
+// Per-variant build allowance for estimatedSeconds: index creation, the seeder's load to green
+// and the force-merge. The seeder loads ~8.7k docs/s to green on the project's 2-core machine
+// (README, make bench-seed); a replica and the merge cost about as much again.
+const BUILD_FIXED_S = 20;
+const BUILD_DOCS_PER_S = 8000;
+
+/** The dataset profiles a spec may name (packages/dataset/profiles/*.json): store profiles and document profiles (with a kind). */
+export function profileNames() {
+  return profileFiles().map(([name]) => name).sort();
+}
+
+/** Whether a profile is a document profile (log events, grammar documents) for the ingest workload. */
+export const isDocumentProfile = (name) => Boolean(profile(name).kind);
+
+/** A profile a spec named (checked against profileNames first). */
+function profile(name) {
+  return profileFiles().find(([n]) => n === name)[1];
+}
+
+/** A file as the user sees it in a message: relative to the working directory when under it. */
+export function shownPath(file) {
+  const rel = relative(process.cwd(), resolve(file));
+  return rel && !rel.startsWith('..') ? rel : file;
+}
+
+// --- small checks; each throws the one-line SpecError -------------------------------------
+
+function got(v) {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'string') return JSON.stringify(v.length > 60 ? `${v.slice(0, 57)}...` : v);
+  return String(v);
+}
+
+/** Edit distance, for "did you mean" on a typo. */
+function distance(a, b) {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length];
+}
+
+class Checker {
+  constructor(file) {
+    this.file = file;
+  }
+
+  fail(path, message) {
+    throw new SpecError(this.file, path, message);
+  }
+
+  mapping(v, path, keys) {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) this.fail(path, `must be a mapping of ${keys.join(', ')} (got ${got(v)})`);
+    for (const key of Object.keys(v)) {
+      if (keys.includes(key)) continue;
+      const near = keys.filter((k) => distance(k, key) <= 2).sort((x, y) => distance(x, key) - distance(y, key))[0];
+      const at = path ? `${path}.${key}` : key;
+      this.fail(at, `unknown key${near ? `; did you mean ${near}?` : ''} (allowed: ${keys.join(', ')})`);
+    }
+    return v;
+  }
+
+  required(v, path, what) {
+    if (v === undefined || v === null) this.fail(path, `missing (${what})`);
+  }
+
+  text(v, path) {
+    if (typeof v !== 'string' || v.trim() === '') this.fail(path, `must be a non-empty text (got ${got(v)})`);
+    return v.trim();
+  }
+
+  integer(v, path, [min, max] = [1, Infinity]) {
+    if (!Number.isInteger(v) || v < min) {
+      const what = min === 1 ? 'a positive integer' : max === Infinity ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
+      this.fail(path, `must be ${what} (got ${got(v)})`);
+    }
+    if (v > max) this.fail(path, `must be at most ${max} (got ${got(v)})`);
+    return v;
+  }
+
+  number(v, path, [min, max], { exclusiveMin = false } = {}) {
+    const low = exclusiveMin ? v <= min : v < min;
+    if (typeof v !== 'number' || !Number.isFinite(v) || low || v > max) {
+      this.fail(path, `must be a number ${exclusiveMin ? `above ${min}` : `from ${min}`}${max === Infinity ? '' : ` ${exclusiveMin ? 'and at most' : 'to'} ${max}`} (got ${got(v)})`);
+    }
+    return v;
+  }
+
+  oneOf(v, path, allowed) {
+    if (!allowed.includes(v)) this.fail(path, `must be one of ${allowed.join(', ')} (got ${got(v)})`);
+    return v;
+  }
+
+  duration(v, path, { positive = false } = {}) {
+    if (typeof v !== 'string' || !DURATION.test(v)) this.fail(path, `must be a duration like 30s, 2m or 1m30s (got ${got(v)})`);
+    if (positive && durationSeconds(v) <= 0) this.fail(path, `must be longer than 0s (got ${got(v)})`);
+    return v;
+  }
+
+  list(v, path, [min, max], what) {
+    if (!Array.isArray(v)) this.fail(path, `must be a list of ${what} (got ${got(v)})`);
+    if (v.length < min || v.length > max) {
+      this.fail(path, `must list ${max === Infinity ? `at least ${min}` : `${min} to ${max}`} ${what} (got ${v.length})`);
+    }
+    return v;
+  }
+}
+
+/** A duration ("1m30s") -> seconds. */
+export function durationSeconds(d) {
+  let s = 0;
+  for (const [, n, unit] of String(d).matchAll(DURATION_PART)) s += Number(n) * UNIT_S[unit];
+  return s;
+}
+
+// --- the spec's sections ---------------------------------------------------------------------
+
+function checkSource(c, v, variantNames) {
+  const src = c.mapping(v, 'source', SOURCE_KEYS);
+  const out = { title: c.text(src.title, 'source.title') };
+  if (typeof src.url !== 'string' || !/^https?:\/\/\S+$/.test(src.url)) c.fail('source.url', `must be an http(s) address (got ${got(src.url)})`);
+  out.url = src.url;
+  for (const key of ['table', 'setup', 'notes']) if (src[key] !== undefined) out[key] = c.text(src[key], `source.${key}`);
+  if (src.published !== undefined) {
+    const pub = src.published;
+    if (pub === null || typeof pub !== 'object' || Array.isArray(pub)) c.fail('source.published', `must be a mapping of variant name -> { metric: figure } (got ${got(pub)})`);
+    out.published = {};
+    for (const [variant, figures] of Object.entries(pub)) {
+      const at = `source.published.${variant}`;
+      if (!variantNames.includes(variant)) c.fail(at, `not a variant of this spec (variants: ${variantNames.join(', ')})`);
+      if (figures === null || typeof figures !== 'object' || Array.isArray(figures)) c.fail(at, `must be a mapping of metric -> figure, e.g. { avg_ms: 223 } (got ${got(figures)})`);
+      out.published[variant] = {};
+      for (const [metric, figure] of Object.entries(figures)) {
+        if (!isMetric(metric)) c.fail(`${at}.${metric}`, 'not a metric name (e.g. avg_ms, p95_ms, throughput_rps; the README lists the names)');
+        out.published[variant][metric] = c.number(figure, `${at}.${metric}`, [0, Infinity]);
+      }
+    }
+  }
+  return out;
+}
+
+function checkDataset(c, v) {
+  const ds = c.mapping(v, 'dataset', DATASET_KEYS);
+  const names = profileNames();
+  const one = (d, path, base) => {
+    const out = { ...base };
+    if (d.profile !== undefined || !base.profile) {
+      c.required(d.profile, `${path}.profile`, `a dataset profile: ${names.join(', ')}`);
+      out.profile = c.oneOf(d.profile, `${path}.profile`, names);
+    }
+    if (d.scale !== undefined) out.scale = c.number(d.scale, `${path}.scale`, LIMITS.scale, { exclusiveMin: true });
+    if (d.seed !== undefined) out.seed = c.integer(d.seed, `${path}.seed`, [0, Number.MAX_SAFE_INTEGER]);
+    return out;
+  };
+  const full = one(ds, 'dataset', { profile: undefined, scale: 1, seed: 1 });
+  const quick = ds.quick === undefined ? { ...full } : one(c.mapping(ds.quick, 'dataset.quick', DATASET_QUICK_KEYS), 'dataset.quick', full);
+  return { ...full, quick };
+}
+
+function checkSettings(c, s, path, scenario) {
+  const out = {};
+  // many-shards: indices is the number of indices the clients create (Elastic's benchmark: 50,000)
+  if (s.indices !== undefined) out.indices = c.integer(s.indices, `${path}.indices`, scenario === 'many-shards' ? LIMITS.many_indices : LIMITS.indices);
+  if (s.shards !== undefined) out.shards = c.integer(s.shards, `${path}.shards`, LIMITS.shards);
+  if (s.replicas !== undefined) out.replicas = c.integer(s.replicas, `${path}.replicas`, LIMITS.replicas);
+  if (s.segments !== undefined) out.segments = c.integer(s.segments, `${path}.segments`, LIMITS.segments);
+  if (s.refresh_interval !== undefined) {
+    const r = s.refresh_interval;
+    if (!(r === -1 || r === '-1' || (typeof r === 'string' && ES_TIME.test(r)))) {
+      c.fail(`${path}.refresh_interval`, `must be an Elasticsearch time value like 1s, 500ms, 30s, or -1 (got ${got(r)})`);
+    }
+    out.refresh_interval = String(r);
+  }
+  if (s.group !== undefined) {
+    if (typeof s.group !== 'string' || !GROUP.test(s.group)) c.fail(`${path}.group`, `must be "all", "spread" (index i on the i-th index group) or an index group name of lab.env such as g1 (got ${got(s.group)})`);
+    out.group = s.group;
+  }
+  if (s.assign !== undefined) out.assign = c.oneOf(s.assign, `${path}.assign`, ASSIGN);
+  return out;
+}
+
+/** A `lab:` mapping -> { groups, data_nodes_per_group, shape, data_node } (only what it sets). */
+function checkLab(c, v, path) {
+  const l = c.mapping(v, path, LAB_KEYS);
+  const out = {};
+  if (l.groups !== undefined) out.groups = c.integer(l.groups, `${path}.groups`, LIMITS.groups);
+  if (l.data_nodes_per_group !== undefined) out.data_nodes_per_group = c.integer(l.data_nodes_per_group, `${path}.data_nodes_per_group`, LIMITS.data_nodes_per_group);
+  if (l.shape !== undefined) out.shape = c.oneOf(l.shape, `${path}.shape`, SHAPES);
+  // every node's write thread pool queue (thread_pool.write.queue_size, a node setting): small
+  // enough on a laptop, full bulks are rejected as on the guidance's cluster
+  if (l.write_queue !== undefined) out.write_queue = c.integer(l.write_queue, `${path}.write_queue`, [1, 100000]);
+  if (l.data_node !== undefined) {
+    const d = c.mapping(l.data_node, `${path}.data_node`, DATA_NODE_KEYS);
+    const n = {};
+    if (d.cpus !== undefined) n.cpus = c.number(d.cpus, `${path}.data_node.cpus`, [0, 256], { exclusiveMin: true });
+    if (d.cpuset !== undefined) {
+      if (!CPU_LIST.test(String(d.cpuset))) c.fail(`${path}.data_node.cpuset`, `must be a CPU list like 0, 0-1 or 0,2 (got ${got(d.cpuset)})`);
+      n.cpuset = String(d.cpuset);
+    }
+    for (const k of ['mem', 'heap']) {
+      if (d[k] === undefined) continue;
+      if (!SIZE.test(String(d[k]))) c.fail(`${path}.data_node.${k}`, `must be a size like 512m or 2g (got ${got(d[k])})`);
+      n[k] = String(d[k]);
+    }
+    out.data_node = n;
+  }
+  return out;
+}
+
+function checkVariants(c, v, defaults, lab, scenario) {
+  c.list(v, 'variants', LIMITS.variants, 'variants');
+  const seen = new Map();
+  return v.map((raw, i) => {
+    const path = `variants[${i}]`;
+    const item = c.mapping(raw, path, VARIANT_KEYS);
+    // a bare number (`name: 16`) is read by YAML as a number; it is still a fine name
+    const name = Number.isInteger(item.name) && item.name >= 0 ? String(item.name) : item.name;
+    c.required(name, `${path}.name`, 'a name like 1x8: lower-case letters, digits, dashes');
+    if (typeof name !== 'string' || !NAME.test(name)) c.fail(`${path}.name`, `must be a name like 1x8: lower-case letters, digits, dashes, starting with a letter or digit (got ${got(name)})`);
+    if (seen.has(name)) c.fail(`${path}.name`, `"${name}" is already the name of variants[${seen.get(name)}]`);
+    seen.set(name, i);
+    const label = item.label === undefined ? name : c.text(String(item.label), `${path}.label`);
+    const settings = { ...defaults, ...checkSettings(c, item, path, scenario) };
+    for (const key of Object.keys(SETTINGS)) {
+      if (settings[key] === undefined) c.fail(`${path}.${key}`, 'missing (set it here or in defaults)');
+    }
+    const { assign, indices } = settings;
+    // how stores are assigned to indices: a search workload's question (the write workloads have no stores)
+    if (scenario !== 'ingest' && scenario !== 'many-shards' && assign === 'all' && indices !== 1) c.fail(`${path}.assign`, `all puts every store in one index, so indices must be 1 (got indices: ${indices}); use odd-even or round-robin`);
+    if (scenario !== 'ingest' && scenario !== 'many-shards' && assign === 'odd-even' && indices !== 2) c.fail(`${path}.assign`, `odd-even needs indices: 2 (got indices: ${indices})`);
+    // the variant's lab: the experiment's, with what the variant sets on top; null: the lab as it is
+    const own = item.lab === undefined ? null : checkLab(c, item.lab, `${path}.lab`);
+    const merged = lab || own ? { ...lab, ...own, ...(lab?.data_node || own?.data_node ? { data_node: { ...lab?.data_node, ...own?.data_node } } : {}) } : null;
+    let burst = null;
+    if (item.burst !== undefined) {
+      const b = c.mapping(item.burst, `${path}.burst`, BURST_KEYS);
+      c.required(b.from, `${path}.burst.from`, 'where the burst starts, as a fraction of the measured window (0.4)');
+      c.required(b.to, `${path}.burst.to`, 'where it ends, as a fraction of the measured window (0.7)');
+      burst = { from: c.number(b.from, `${path}.burst.from`, [0, 0.95]), to: c.number(b.to, `${path}.burst.to`, [0.05, 1]), rate: b.rate === undefined ? 30 : c.number(b.rate, `${path}.burst.rate`, [1, 1000]) };
+      if (burst.to <= burst.from) c.fail(`${path}.burst.to`, `must be after from (${burst.from}; got ${burst.to})`);
+      if (b.store !== undefined) burst.store = c.oneOf(b.store, `${path}.burst.store`, BURST_STORES);
+    }
+    let isolate = null;
+    if (item.isolate !== undefined) {
+      const iso = c.mapping(item.isolate, `${path}.isolate`, ISOLATE_KEYS);
+      c.required(iso.objective_ms, `${path}.isolate.objective_ms`, "the group's latency objective in ms per shard query (allocator policy hot.objectiveMs)");
+      const secs = (key, dflt, min) => {
+        if (iso[key] === undefined) return dflt;
+        const d = c.duration(iso[key], `${path}.isolate.${key}`);
+        const n = durationSeconds(d);
+        if (n < min) c.fail(`${path}.isolate.${key}`, `must be at least ${min}s (got ${got(iso[key])})`);
+        return n;
+      };
+      if (iso.auto !== undefined && typeof iso.auto !== 'boolean') c.fail(`${path}.isolate.auto`, `must be true (the allocator moves the hot store) or false (it only flags it) (got ${got(iso.auto)})`);
+      isolate = {
+        auto: iso.auto ?? true,
+        window_s: secs('window', 15, 10),
+        share: iso.share === undefined ? 0.3 : c.number(iso.share, `${path}.isolate.share`, [0, 1], { exclusiveMin: true }),
+        objective_ms: c.number(iso.objective_ms, `${path}.isolate.objective_ms`, [0, 100000], { exclusiveMin: true }),
+        cool_down_s: secs('cool_down', 600, 0),
+        interval_s: secs('interval', 1, 0.5),
+        settle_s: secs('settle', 5, 0),
+      };
+      if (!burst) c.fail(`${path}.isolate`, 'needs a burst in the same variant: the allocator isolates the store the burst makes hot');
+      if (settings.group !== 'spread' || settings.assign !== 'odd-even') c.fail(`${path}.isolate`, `places odd stores on the first group and even stores on the second: set group: spread and assign: odd-even (got group: ${settings.group}, assign: ${settings.assign})`);
+    }
+    return { name, label, lab: merged, ...(burst ? { burst } : {}), ...(isolate ? { isolate } : {}), settings: Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, settings[k]])) };
+  });
+}
+
+function checkRun(c, w, path, base) {
+  const out = { ...base };
+  if (writesDocuments(out)) {
+    // a write run is closed (each client sends its next request when the last is answered):
+    // the storefront's knobs mean nothing to it
+    const takes = isIngest(out) ? 'clients and bulk_docs or bulk_bytes' : 'clients and docs_per_index';
+    for (const k of ['vus', 'think_ms', 'rate']) if (w[k] !== undefined) c.fail(`${path}.${k}`, `not for scenario: ${out.scenario} (it takes ${takes})`);
+    if (w.clients !== undefined) out.clients = c.integer(w.clients, `${path}.clients`, [1, 256]);
+    const own = isIngest(out) ? 'bulk_docs' : 'docs_per_index';
+    for (const k of ['bulk_docs', 'docs_per_index']) {
+      if (w[k] === undefined) continue;
+      if (k !== own) c.fail(`${path}.${k}`, `not for scenario: ${out.scenario} (it takes ${takes})`);
+      out[k] = c.integer(w[k], `${path}.${k}`, [1, 100000]);
+      if (k === 'bulk_docs') delete out.bulk_bytes;
+    }
+    if (w.bulk_bytes !== undefined) {
+      if (!isIngest(out)) c.fail(`${path}.bulk_bytes`, `not for scenario: ${out.scenario} (it takes ${takes})`);
+      if (w.bulk_docs !== undefined) c.fail(`${path}.bulk_bytes`, 'give bulk_docs or bulk_bytes, not both');
+      const m = BYTE_SIZE.exec(String(w.bulk_bytes));
+      const bytes = m ? Math.round(Number(m[1]) * BYTE_UNIT[m[2].toLowerCase()]) : NaN;
+      if (!(bytes >= 1024 && bytes <= 100 * 1024 * 1024)) c.fail(`${path}.bulk_bytes`, `must be a size from 1kb to 100mb, like 500kb or 5mb (got ${got(w.bulk_bytes)})`);
+      out.bulk_bytes = bytes;
+    }
+    if (w.indices_scale !== undefined) {
+      if (!isManyShards(out)) c.fail(`${path}.indices_scale`, `not for scenario: ${out.scenario} (only many-shards)`);
+      out.indices_scale = c.number(w.indices_scale, `${path}.indices_scale`, [0, 1], { exclusiveMin: true });
+    }
+    // many-shards runs until its indices are made: no ramp-up, no warm-up, measure is its bound
+    if (isManyShards(out)) for (const k of ['ramp_up', 'warmup']) if (w[k] !== undefined) c.fail(`${path}.${k}`, 'not for scenario: many-shards (it runs until every index is made; measure bounds it)');
+  } else {
+    for (const k of INGEST_RUN_KEYS) if (w[k] !== undefined) c.fail(`${path}.${k}`, `only for scenario: ingest or many-shards (the ${out.scenario} workload takes vus, think_ms or rate)`);
+  }
+  if (w.vus !== undefined) out.vus = c.integer(w.vus, `${path}.vus`, LIMITS.vus);
+  if (w.think_ms !== undefined) out.think_ms = c.number(w.think_ms, `${path}.think_ms`, [0, 600000]);
+  if (w.rate !== undefined) out.rate = w.rate === null ? null : c.number(w.rate, `${path}.rate`, [0, 100000], { exclusiveMin: true });
+  if (w.ramp_up !== undefined) out.ramp_up = c.duration(w.ramp_up, `${path}.ramp_up`);
+  if (w.warmup !== undefined) out.warmup = c.duration(w.warmup, `${path}.warmup`);
+  if (w.measure !== undefined) out.measure = c.duration(w.measure, `${path}.measure`, { positive: true });
+  // the model decides which knobs mean something: a knob of the other model is a mistake
+  if (out.model === 'closed' && out.rate !== null) c.fail(`${path}.rate`, `only for model: open (got ${got(out.rate)}); a closed model takes vus and think_ms`);
+  if (out.model === 'open') {
+    if (out.rate === null) c.fail(`${path}.rate`, 'missing (model: open needs a rate in requests/s)');
+    if (out.think_ms !== 0) c.fail(`${path}.think_ms`, `only for model: closed (got ${got(out.think_ms)}); an open model paces by rate`);
+  }
+  return out;
+}
+
+function checkWorkload(c, v) {
+  const w = c.mapping(v ?? {}, 'workload', WORKLOAD_KEYS);
+  const base = { ...WORKLOAD_DEFAULTS };
+  if (w.scenario !== undefined) base.scenario = c.oneOf(w.scenario, 'workload.scenario', SCENARIOS);
+  if (w.model !== undefined) base.model = c.oneOf(w.model, 'workload.model', MODELS);
+  if (writesDocuments(base)) {
+    if (base.model !== 'closed') c.fail('workload.model', `scenario: ${base.scenario} is closed (each client sends its next request when the last is answered)`);
+    Object.assign(base, isIngest(base) ? INGEST_DEFAULTS : MANY_SHARDS_DEFAULTS, { vus: null, think_ms: null });
+  }
+  const full = checkRun(c, w, 'workload', base);
+  const quick = w.quick === undefined ? { ...full } : checkRun(c, c.mapping(w.quick, 'workload.quick', WORKLOAD_RUN_KEYS), 'workload.quick', full);
+  return { ...full, quick };
+}
+
+/** The dataset and the variants suit the workload: documents for ingest, stores for searches. */
+function checkWorkloadFits(c, { dataset, variants, workload, doc }) {
+  const docs = profileNames().filter(isDocumentProfile);
+  const stores = profileNames().filter((n) => !isDocumentProfile(n));
+  const writes = writesDocuments(workload);
+  for (const [path, name] of [['dataset.profile', dataset.profile], ['dataset.quick.profile', dataset.quick.profile]]) {
+    if (writes && !isDocumentProfile(name)) c.fail(path, `scenario: ${workload.scenario} writes documents of a document profile: ${docs.join(', ')} (got ${got(name)}, a store profile)`);
+    if (!writes && isDocumentProfile(name)) c.fail(path, `the ${workload.scenario} workload searches stores of a store profile: ${stores.join(', ')} (got ${got(name)}, a document profile for scenario: ingest or many-shards)`);
+  }
+  if (!writes) return;
+  if (doc.dataset?.scale !== undefined) c.fail('dataset.scale', `not for scenario: ${workload.scenario} (what is written is set by the workload)`);
+  variants.forEach((v, i) => {
+    for (const k of ['burst', 'isolate']) if (v[k]) c.fail(`variants[${i}].${k}`, `not for scenario: ${workload.scenario} (a search workload's setting)`);
+    if (isIngest(workload) && v.settings.indices !== 1) c.fail(`variants[${i}].indices`, `scenario: ingest writes into one index (got ${v.settings.indices})`);
+    if (v.settings.group === 'spread') c.fail(`variants[${i}].group`, `scenario: ${workload.scenario} takes all or an index group name`);
+    // Elastic's many-shards indices: one primary, no replica
+    if (isManyShards(workload) && (v.settings.shards !== 1 || v.settings.replicas !== 0)) c.fail(`variants[${i}]`, `scenario: many-shards creates indices of 1 shard and 0 replicas (got shards: ${v.settings.shards}, replicas: ${v.settings.replicas})`);
+  });
+}
+
+function checkReport(c, v) {
+  const r = c.mapping(v ?? {}, 'report', REPORT_KEYS);
+  const names = (list, path, ok, what, one) => {
+    c.list(list, path, [1, 30], what);
+    list.forEach((m, i) => {
+      if (!ok(m)) c.fail(`${path}[${i}]`, `not ${one} (got ${got(m)}; the README lists the names)`);
+      if (list.indexOf(m) !== i) c.fail(`${path}[${i}]`, `${got(m)} is listed twice`);
+    });
+    return [...list];
+  };
+  const metrics = r.metrics === undefined ? [...DEFAULT_REPORT_METRICS] : names(r.metrics, 'report.metrics', isMetric, 'metric names', 'a metric name');
+  const table = r.table === undefined ? [...metrics] : names(r.table, 'report.table', (n) => columnDef(n) !== null, 'column names', 'a column name: a variant setting, a layout fact or a metric');
+  return { metrics, table };
+}
+
+function checkExpect(c, v, variantNames) {
+  c.list(v, 'expect', [1, 20], 'expected directions');
+  const variant = (name, path) => {
+    const n = Number.isInteger(name) ? String(name) : name;
+    if (!variantNames.includes(n)) c.fail(path, `must be a variant name: ${variantNames.join(', ')} (got ${got(name)})`);
+    return n;
+  };
+  return v.map((raw, i) => {
+    const path = `expect[${i}]`;
+    const e = c.mapping(raw, path, EXPECT_KEYS);
+    const claim = c.text(e.claim, `${path}.claim`);
+    c.required(e.metric, `${path}.metric`, 'a metric name such as p95_ms');
+    if (!isMetric(e.metric)) c.fail(`${path}.metric`, `not a metric name (got ${got(e.metric)}; e.g. avg_ms, p95_ms, throughput_rps)`);
+    const forms = ['lower', 'higher', 'decreasing', 'increasing', 'at_most', 'at_least', 'linear', 'peak'].filter((k) => e[k] !== undefined);
+    if (forms.length !== 1) {
+      c.fail(path, `give one direction: lower or higher (with than), decreasing or increasing, at_most or at_least (with variant), linear or peak (with x) (got ${forms.length ? forms.join(' and ') : 'none'})`);
+    }
+    const [direction] = forms;
+    if (direction !== 'linear' && e.min_r2 !== undefined) c.fail(`${path}.min_r2`, 'only with linear');
+    if (direction === 'linear' || direction === 'peak') {
+      // a curve over a numeric variable (data nodes, shards): the variants in order and their x
+      const list = c.list(e[direction], `${path}.${direction}`, [3, LIMITS.variants[1]], 'variant names in the order of x');
+      const order = list.map((n, j) => variant(n, `${path}.${direction}[${j}]`));
+      order.forEach((n, j) => { if (order.indexOf(n) !== j) c.fail(`${path}.${direction}[${j}]`, `"${n}" is listed twice`); });
+      c.required(e.x, `${path}.x`, `the numeric value of each of ${order.join(', ')} (e.g. data nodes: [1, 2, 3, 4])`);
+      const x = c.list(e.x, `${path}.x`, [order.length, order.length], `numbers, one per variant of ${direction}`).map((n, j) => c.number(n, `${path}.x[${j}]`, [0, 1e9]));
+      x.forEach((n, j) => { if (j && n <= x[j - 1]) c.fail(`${path}.x[${j}]`, `must be above the one before (${x[j - 1]}; got ${n})`); });
+      const out = { claim, metric: e.metric, form: direction, direction, variants: order, x, x_label: e.x_label === undefined ? 'x' : c.text(e.x_label, `${path}.x_label`) };
+      if (direction === 'linear') out.min_r2 = e.min_r2 === undefined ? 0.9 : c.number(e.min_r2, `${path}.min_r2`, [0, 1]);
+      return out;
+    }
+    if (e.x !== undefined) c.fail(`${path}.x`, 'only with linear or peak');
+    if (e.x_label !== undefined) c.fail(`${path}.x_label`, 'only with linear or peak');
+    if (direction === 'at_most' || direction === 'at_least') {
+      // one variant's figure against a bound (the article's "stays within 10%": at_most 1.1)
+      c.required(e.variant, `${path}.variant`, `the variant whose ${e.metric} is held to the bound`);
+      const bound = c.number(e[direction], `${path}.${direction}`, [-1e12, 1e12]);
+      return { claim, metric: e.metric, form: 'bound', direction, bound, variants: [variant(e.variant, `${path}.variant`)] };
+    }
+    if (e.variant !== undefined) c.fail(`${path}.variant`, 'only with at_most or at_least (a comparison names its variants in lower/higher and than)');
+    if (direction === 'lower' || direction === 'higher') {
+      c.required(e.than, `${path}.than`, `the variant ${direction === 'lower' ? 'expected slower' : 'expected lower'} to compare with`);
+      const subject = variant(e[direction], `${path}.${direction}`);
+      const than = variant(e.than, `${path}.than`);
+      if (subject === than) c.fail(`${path}.than`, `must be another variant than ${direction}: ${subject}`);
+      return { claim, metric: e.metric, form: 'pairwise', direction, variants: [subject, than] };
+    }
+    if (e.than !== undefined) c.fail(`${path}.than`, `only with lower or higher (a ${direction} trend lists its variants in order)`);
+    const list = c.list(e[direction], `${path}.${direction}`, [2, LIMITS.variants[1]], 'variant names in the expected order');
+    const order = list.map((n, j) => variant(n, `${path}.${direction}[${j}]`));
+    order.forEach((n, j) => {
+      if (order.indexOf(n) !== j) c.fail(`${path}.${direction}[${j}]`, `"${n}" is listed twice`);
+    });
+    return { claim, metric: e.metric, form: 'trend', direction, variants: order };
+  });
+}
+
+// --- public API --------------------------------------------------------------------------------
+
+/**
+ * Parsed YAML (an object) -> the validated spec with every default applied. `file` names the
+ * spec in messages and its base name must equal `name`.
+ */
+export function checkSpec(doc, file) {
+  const c = new Checker(shownPath(file));
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) c.fail(null, `must be a YAML mapping of ${TOP_KEYS.join(', ')} (got ${got(doc)})`);
+  c.mapping(doc, '', TOP_KEYS);
+  const base = basename(file).replace(/\.ya?ml$/, '');
+  c.required(doc.name, 'name', `the file's base name, ${base}`);
+  if (doc.name !== base) c.fail('name', `must equal the file's base name "${base}" (got ${got(doc.name)})`);
+  const title = c.text(doc.title, 'title');
+  const hypothesis = c.text(doc.hypothesis, 'hypothesis');
+  c.required(doc.source, 'source', 'the published experiment this reproduces: title, url, ...');
+  c.required(doc.dataset, 'dataset', 'profile, scale, seed');
+  const dataset = checkDataset(c, doc.dataset);
+
+  const builtin = Object.fromEntries(Object.entries(SETTINGS).filter(([, d]) => d.default !== undefined).map(([k, d]) => [k, d.default]));
+  // the workload first: what a variant's settings may be depends on its scenario
+  const workload = checkWorkload(c, doc.workload);
+  const defaults = { ...builtin, ...checkSettings(c, c.mapping(doc.defaults ?? {}, 'defaults', Object.keys(SETTINGS)), 'defaults', workload.scenario) };
+  const lab = doc.lab === undefined ? null : checkLab(c, doc.lab, 'lab');
+  c.required(doc.variants, 'variants', `${LIMITS.variants[0]} to ${LIMITS.variants[1]} layout variants`);
+  const variants = checkVariants(c, doc.variants, defaults, lab, workload.scenario);
+  const variantNames = variants.map((v) => v.name);
+  const source = checkSource(c, doc.source, variantNames);
+  checkWorkloadFits(c, { dataset, variants, workload, doc });
+  const repetitions = doc.repetitions === undefined ? 3 : c.integer(doc.repetitions, 'repetitions', LIMITS.repetitions);
+  const confidence = doc.confidence === undefined ? 0.95 : c.number(doc.confidence, 'confidence', LIMITS.confidence);
+  const report = checkReport(c, doc.report);
+  c.required(doc.expect, 'expect', 'one or more expected directions');
+  const expect = checkExpect(c, doc.expect, variantNames);
+  return { file, name: base, title, hypothesis, source, dataset, lab, defaults, variants, workload, repetitions, confidence, report, expect };
+}
+
+/** experiments/<name>.yaml -> the validated, defaulted spec; a SpecError (one line) otherwise. */
+export function loadSpec(file) {
+  const shown = shownPath(file);
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new SpecError(shown, null, err.code === 'ENOENT' ? 'no such file' : `cannot read: ${err.code ?? err.message}`);
+  }
+  let doc;
+  try {
+    doc = parseYaml(text, { prettyErrors: true });
+  } catch (err) {
+    const line = err.linePos?.[0]?.line;
+    const what = String(err.message).split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    throw new SpecError(shown, line ? `line ${line}` : null, `not valid YAML: ${what}`);
+  }
+  return checkSpec(doc, file);
+}
+
+/** Every *.yaml spec in dir, validated, sorted by name. The first broken one throws. */
+export function listSpecs(dir) {
+  let files;
+  try {
+    files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f));
+  } catch (err) {
+    throw new SpecError(shownPath(dir), null, err.code === 'ENOENT' ? 'no such folder of experiments' : `cannot read: ${err.code ?? err.message}`);
+  }
+  return files.map((f) => loadSpec(join(dir, f))).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * A spec -> the plan one run follows: QUICK's dataset and workload overrides applied when
+ * `quick`, `repeat` (REPEAT, a number or a string from the environment) replacing the
+ * repetitions, durations in seconds beside their written form, and the interleaved order of the
+ * measured windows (ABCABC: drift spreads across variants instead of landing on one).
+ */
+export function resolveSpec(spec, { quick = false, repeat } = {}) {
+  let repetitions = spec.repetitions;
+  if (repeat !== undefined && repeat !== null && repeat !== '') {
+    const n = typeof repeat === 'string' && /^\d+$/.test(repeat.trim()) ? Number(repeat) : repeat;
+    const [min, max] = LIMITS.repetitions;
+    if (!Number.isInteger(n) || n < min || n > max) throw new SpecError(null, 'REPEAT', `must be an integer from ${min} to ${max} (got ${got(repeat)})`);
+    repetitions = n;
+  }
+  const { quick: dq, ...dFull } = spec.dataset;
+  const dataset = { ...(quick ? dq : dFull) };
+  const p = profile(dataset.profile);
+  if (p.kind) {
+    // a document profile: no stores; what is written depends on the clients and the window
+    dataset.kind = p.kind;
+    delete dataset.scale;
+  } else {
+    dataset.stores = p.stores;
+    dataset.products = Math.round(p.products * dataset.scale);
+  }
+  const { quick: wq, ...wFull } = spec.workload;
+  const w = quick ? wq : wFull;
+  const workload = {
+    ...w,
+    // bulks of a byte size: as many of the profile's documents as fill it (each line with its action)
+    ...(w.bulk_bytes ? { bulk_docs: Math.max(1, Math.round(w.bulk_bytes / (averageDocumentBytes({ profile: loadDocumentProfile(dataset.profile), seed: dataset.seed }) + '{"index":{}}\n\n'.length))) } : {}),
+    ramp_up_s: durationSeconds(w.ramp_up),
+    warmup_s: durationSeconds(w.warmup),
+    measure_s: durationSeconds(w.measure),
+  };
+  const order = measuredOrder(spec.variants, repetitions);
+  return {
+    name: spec.name,
+    file: spec.file,
+    title: spec.title,
+    hypothesis: spec.hypothesis,
+    source: spec.source,
+    quick: Boolean(quick),
+    dataset,
+    lab: spec.lab,
+    variants: spec.variants.map((v) => ({
+      ...v,
+      // many-shards' indices_scale (QUICK: the same sweep with fewer indices)
+      settings: { ...v.settings, ...(isManyShards(w) ? { indices: Math.max(1, Math.round(v.settings.indices * w.indices_scale)) } : {}) },
+      ...(spec.source.published?.[v.name] ? { published: { ...spec.source.published[v.name] } } : {}),
+    })),
+    workload,
+    repetitions,
+    confidence: spec.confidence,
+    report: spec.report,
+    expect: spec.expect,
+    order,
+  };
+}
+
+/** A variant's lab as a key: variants with equal keys run on the same lab. */
+export const labKey = (lab) => JSON.stringify(lab ?? null);
+
+/**
+ * The order of the measured windows. One lab: ABCABC. Variants on different labs (a variant
+ * with a lab: of its own): each round runs every lab's variants together, and the labs take
+ * turns starting a round (round 1 A then B, round 2 B then A, ...), so a lab is started
+ * repetitions + 1 times at most instead of once per window, and neither lab always runs first.
+ */
+export function measuredOrder(variants, repetitions) {
+  const labs = [...new Set(variants.map((v) => labKey(v.lab)))];
+  const order = [];
+  for (let round = 1; round <= repetitions; round++) {
+    const turn = round % 2 === 1 ? labs : [...labs].reverse();
+    for (const key of turn) for (const v of variants) if (labKey(v.lab) === key) order.push(v.name);
+  }
+  return order;
+}
+
+/**
+ * Rough wall time of a plan in seconds: every measured window (ramp-up + warm-up + measure, once
+ * per variant per repetition) plus, per variant, building its layout (fixed part + the documents
+ * at the seeder's rate). For `list`; the runner's progress shows the real figure.
+ */
+export function estimatedSeconds(plan) {
+  const w = plan.workload;
+  // many-shards runs until its indices are made: about 15 created per second (and deleted faster)
+  // from 16 clients on the project's 2-core machine (the master publishes every creation to every node)
+  if (isManyShards(w)) return Math.round(plan.variants.reduce((a, v) => a + plan.repetitions * (10 + v.settings.indices / 15), 0));
+  const window = w.ramp_up_s + w.warmup_s + w.measure_s;
+  // an ingest variant builds nothing: a new empty index per repetition
+  const build = plan.dataset.kind ? 2 : BUILD_FIXED_S + plan.dataset.products / BUILD_DOCS_PER_S;
+  // the runner's warm-up pass: every variant once, ramp-up and warm-up, before the first round
+  const warmPass = w.ramp_up_s + w.warmup_s;
+  return Math.round(plan.variants.length * plan.repetitions * window + plan.variants.length * (build + warmPass));
+}

@@ -1,0 +1,309 @@
+// The runner's pure parts: store assignment, names, the load engine's summary -> figures, its
+// points file -> timelines, its environment and exit statuses (a stand-in `locust`), ES stats
+// windows, the lab-fit rule. (The runner against a real lab: tests/live/80-experiments.bats.)
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { indexOfTenant, layoutNames } from '../src/run/layout.js';
+import { engineOf, figuresOf, loadEnv, locustfile, measuredPoint, pointsFileOf, runLoad, timelineOf, timelinesOf } from '../src/run/workload.js';
+import { follower } from '../src/run/narrate.js';
+import { describeLab, labEnvOf, structureOf } from '../src/run/lab-control.js';
+import { windowFigures } from '../src/run/es-stats.js';
+import { BYTES_PER_DOC_ON_DISK, diskVerdict, requireVariantsFit } from '../src/run/lab-check.js';
+import { newRunId } from '../src/run/record.js';
+
+const tenants = [0, 1, 2, 3, 4].map((index) => ({ index, id: `exp-000${index + 1}`, traffic_weight: 1, expected_products: 10 }));
+
+test('stores go to indices: all, odd/even store numbers, round-robin', () => {
+  assert.deepEqual(tenants.map((t) => indexOfTenant({ assign: 'all', indices: 1 }, t)), [0, 0, 0, 0, 0]);
+  // store numbers 1..5: odd ones (1, 3, 5) in the first index, even ones in the second
+  assert.deepEqual(tenants.map((t) => indexOfTenant({ assign: 'odd-even', indices: 2 }, t)), [0, 1, 0, 1, 0]);
+  assert.deepEqual(tenants.map((t) => indexOfTenant({ assign: 'round-robin', indices: 3 }, t)), [0, 1, 2, 0, 1]);
+});
+
+test('a variant\'s names: its indices and one alias per tenant, all under the run\'s prefix', () => {
+  const n = layoutNames('r1', { name: '2x4', indices: 2, assign: 'odd-even' }, tenants);
+  assert.deepEqual(n.indices, ['exp-r1-2x4-1', 'exp-r1-2x4-2']);
+  assert.equal(n.tenants[1].alias, 'exp-r1-2x4-t-exp-0002');
+  assert.equal(n.tenants[1].index, 'exp-r1-2x4-2');
+  assert.ok(n.tenants.every((t) => t.alias.startsWith('exp-r1-')));
+});
+
+test('run ids sort by time and are valid index-name parts', () => {
+  const id = newRunId(new Date(Date.UTC(2026, 10, 23, 14, 5, 9)));
+  assert.match(id, /^20261123t140509-[0-9a-f]{4}$/);
+});
+
+test('the load engine\'s summary (k6\'s key shape) -> the measured window\'s figures', () => {
+  const summary = { metrics: {
+    'http_req_duration{scenario:measure}': { values: { avg: 12.345, 'p(50)': 10, 'p(95)': 30.1, 'p(99)': 50, max: 80, count: 100 } },
+    'http_reqs{scenario:measure}': { values: { count: 100 } },
+    'http_req_failed{scenario:measure}': { values: { rate: 0.02, passes: 2, fails: 98 } },
+    'late_arrivals{scenario:measure}': { values: { count: 3 } },
+    'http_req_duration{scenario:measure,query_type:search}': { values: { avg: 20, 'p(95)': 40, count: 60 } },
+  } };
+  const f = figuresOf(summary, 10);
+  assert.equal(f.requests, 100);
+  assert.equal(f.throughput_rps, 10);
+  assert.equal(f.errors, 2);
+  assert.equal(f.error_rate, 0.02);
+  assert.equal(f.avg_ms, 12.35);
+  assert.equal(f.p95_ms, 30.1);
+  assert.equal(f.late_arrivals, 3);
+  assert.equal('dropped_iterations' in f, false, 'k6\'s name is gone from new figures');
+  assert.deepEqual(f.by_type, { search: { requests: 60, avg_ms: 20, p95_ms: 40 } });
+});
+
+test('points file (requests out of time order) -> per-second timeline of the measured window only', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'exp-'));
+  const t = Date.UTC(2026, 0, 1);
+  // epoch_ms (the intended start, fractions allowed), duration_ms, scenario, store_set ('' when none)
+  writeFileSync(join(dir, 'points.csv'), [`${t - 5000},999,warmup,`, `${t + 500},20,measure,`, `${t}.25,10,measure,`, `${t + 1200},30,measure,`, ''].join('\n'));
+  assert.deepEqual(await timelineOf(join(dir, 'points.csv')), [
+    { t_s: 0, rps: 2, avg_ms: 15, p95_ms: 20 },
+    { t_s: 1, rps: 1, avg_ms: 30, p95_ms: 30 },
+  ]);
+  // no request measured, no file: an empty timeline rather than an error
+  assert.deepEqual(await timelinesOf(join(dir, 'none.csv')), { all: [], bySet: {}, points: [], t0: null });
+});
+
+test('a points line: measured requests only; a partial or malformed line is skipped', () => {
+  assert.deepEqual(measuredPoint('1767225600000.5,12.25,measure,odd'), [1767225600000.5, 12.25, 'odd']);
+  assert.deepEqual(measuredPoint('1767225600000,12,measure,'), [1767225600000, 12, null]);
+  assert.deepEqual(measuredPoint('1767225600000,12,measure'), [1767225600000, 12, null]);
+  assert.equal(measuredPoint('1767225600000,12,warmup,odd'), null);
+  assert.equal(measuredPoint('1767225600000,12,burst,target'), null);
+  assert.equal(measuredPoint('1767225600000,,measure,odd'), null);
+  assert.equal(measuredPoint('17672256'), null);
+  assert.equal(measuredPoint(''), null);
+  assert.equal(measuredPoint('epoch_ms,duration_ms,scenario,store_set'), null);
+});
+
+test('the narrator\'s follower reads what was appended since its last call, a partial line once it is whole', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'exp-'));
+  const file = join(dir, 'points.csv');
+  const f = follower(file);
+  f.read(); // no file yet: nothing
+  assert.deepEqual(f.points, []);
+  writeFileSync(file, '1000,5,measure,odd\n900,7,warmup,\n2000,6,meas');
+  f.read();
+  assert.deepEqual(f.points, [[1000, 5, 'odd']]);
+  appendFileSync(file, 'ure,even\n');
+  f.read();
+  assert.deepEqual(f.points, [[1000, 5, 'odd'], [2000, 6, 'even']]);
+});
+
+test('the load engine: its locustfiles, its version line, its environment', () => {
+  assert.match(locustfile('experiment'), /\/traffic\/experiment\.py$/);
+  assert.match(locustfile('many_shards'), /\/traffic\/many_shards\.py$/);
+  assert.deepEqual(engineOf('locust 2.47.0 from /x/lib/python3.12/site-packages/locust (Python 3.12.3)'), { name: 'locust', version: '2.47.0' });
+  assert.deepEqual(engineOf(null), { name: 'locust', version: null });
+  const workload = { model: 'open', rate: 40, think_ms: 0, ramp_up: '2s', warmup: '3s', measure: '10s', measure_s: 10 };
+  const stores = [{ id: 's1', set: 'odd', documents: 5 }, { id: 's2', set: 'even', documents: 9 }, { id: 's3', set: 'odd', documents: 7 }];
+  const base = { PATH: '/bin', HOME: '/h', LAB_DIR: mkdtempSync(join(tmpdir(), 'lab-')), ES_URL: 'http://127.0.0.1:9200', SECRET_OF_THE_SHELL: 'x' };
+  const env = loadEnv({ esUrl: 'http://127.0.0.1:9201', workload, tenants: stores, dir: '/r', runId: 'run-1', burst: { from: 0.4, to: 0.7, rate: 30 }, env: base });
+  assert.deepEqual(env, {
+    PATH: '/bin', HOME: '/h', ES_URL: 'http://127.0.0.1:9201', RESULTS_DIR: '/r', RUN_ID: 'run-1', POINTS_FILE: '/r/points.csv',
+    RAMP_UP: '2s', WARMUP: '3s', MEASURE: '10s', LOAD_METRICS_PORT: '0',
+    TENANTS_FILE: '/r/tenants.json', THINK_MS: '0', PROFILE_TENANTS: '3', RATE: '40',
+    BOT_TENANT: 's3', BOT_RATE: '30', BURST_AT: '4s', BURST_FOR: '3s',
+  }, 'only what the run needs: nothing else of the caller\'s environment');
+  assert.equal(pointsFileOf('/r'), '/r/points.csv');
+  // a closed model with VUs; the caller's extra keys (make demo's metrics port) win
+  const closed = loadEnv({ esUrl: 'u', workload: { ...workload, model: 'closed', vus: 4 }, dir: '/r', runId: 'r', extraEnv: { LOAD_METRICS_PORT: '9646', INDEX: 'i' }, env: base });
+  assert.equal(closed.VUS, '4');
+  assert.equal(closed.RATE, undefined);
+  assert.equal(closed.TENANTS_FILE, undefined);
+  assert.deepEqual([closed.LOAD_METRICS_PORT, closed.INDEX], ['9646', 'i']);
+  // an external cluster: its connection through childEnv(conn, 'load')
+  const ca = join(base.LAB_DIR, 'ca.pem');
+  writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+  const ext = loadEnv({ esUrl: 'https://es:9200', workload, dir: '/r', runId: 'r', env: { ...base, RUNTIME: 'external', ES_URL: 'https://es:9200', ES_API_KEY: 'aWQ6a2V5', ES_CA_CERT: ca } });
+  assert.deepEqual([ext.ES_AUTHORIZATION, ext.ES_CA_CERT, ext.ES_TLS_VERIFY, ext.ES_EXTERNAL], ['ApiKey aWQ6a2V5', ca, undefined, '1']);
+  assert.equal(ext.ES_API_KEY, undefined, 'the key itself stays out: only its header');
+});
+
+// A stand-in for `locust`: records its arguments and environment, writes a summary and points,
+// exits with EXIT (or prints a line and exits without a summary)
+function fakeLocust(dir) {
+  const bin = join(dir, 'locust');
+  writeFileSync(bin, `#!/bin/sh
+printf '%s\\n' "$@" > "$RESULTS_DIR/args"
+env > "$RESULTS_DIR/env"
+if [ "$FAKE_EXIT" = 2 ]; then echo "error: the lab does not answer at $ES_URL" >&2; exit 2; fi
+cat > "$RESULTS_DIR/summary.json" <<'JSON'
+{"engine":{"name":"locust","version":"2.47.0"},"metrics":{"http_reqs{scenario:measure}":{"values":{"count":4}},"http_req_duration{scenario:measure}":{"values":{"avg":10,"p(95)":20,"count":4}},"late_arrivals{scenario:measure}":{"values":{"count":1}},"cross_tenant_hits":{"values":{"count":0}}}}
+JSON
+printf '1000,10,measure,odd\n1500,12,measure,even\n2100,8,measure,odd\n2200,10,measure,\n500,99,warmup,\n' > "$POINTS_FILE"
+exit "\${FAKE_EXIT:-0}"
+`);
+  chmodSync(bin, 0o755);
+  return bin;
+}
+
+test('runLoad: locust -f <locustfile> headless, its summary and points read; 0 and 99 accepted, others a one-line error', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'load-'));
+  const locust = fakeLocust(dir);
+  const workload = { model: 'closed', vus: 2, ramp_up: '0s', warmup: '0s', measure: '2s', ramp_up_s: 0, warmup_s: 0, measure_s: 2 };
+  const out = await runLoad({ locust, script: locustfile('experiment'), esUrl: 'http://127.0.0.1:1', workload, tenants: [{ id: 's1', set: 'odd' }], dir, runId: 'r1' });
+  assert.deepEqual(readFileSync(join(dir, 'args'), 'utf8').trim().split('\n'), ['-f', locustfile('experiment'), '--headless', '--only-summary', '--skip-log-setup']);
+  const env = readFileSync(join(dir, 'env'), 'utf8');
+  for (const kv of [`POINTS_FILE=${join(dir, 'points.csv')}`, 'LOAD_METRICS_PORT=0', `TENANTS_FILE=${join(dir, 'tenants.json')}`, 'VUS=2', 'RUN_ID=r1']) assert.ok(env.split('\n').includes(kv), kv);
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'tenants.json'), 'utf8')), [{ id: 's1', set: 'odd' }]);
+  assert.equal(out.exitCode, 0);
+  assert.deepEqual([out.figures.requests, out.figures.p95_ms, out.figures.late_arrivals], [4, 20, 1]);
+  assert.deepEqual(out.timeline.map((p) => [p.t_s, p.rps]), [[0, 2], [1, 2]]);
+  assert.deepEqual(Object.keys(out.timelineBySet), ['odd', 'even']);
+  assert.equal(out.t0, 1000);
+  assert.equal(out.crossTenantHits, 0);
+  assert.ok('loadCpuSeconds' in out && !('k6CpuSeconds' in out));
+
+  assert.equal((await runLoad({ locust, script: locustfile('experiment'), esUrl: 'u', workload, dir, runId: 'r2', extraEnv: { FAKE_EXIT: '99' } })).exitCode, 99, 'a breached threshold: the figures still count');
+  await assert.rejects(runLoad({ locust, script: locustfile('experiment'), esUrl: 'http://127.0.0.1:1', workload, dir, runId: 'r3', extraEnv: { FAKE_EXIT: '2' } }),
+    (err) => err.name === 'RunError' && err.message === 'locust exited with status 2: error: the lab does not answer at http://127.0.0.1:1');
+  await assert.rejects(runLoad({ locust: join(dir, 'no-such-locust'), script: locustfile('experiment'), esUrl: 'u', workload, dir, runId: 'r4' }), /^RunError: locust exited with status 127: .*ENOENT/);
+});
+
+test('ES stats window: per-query times, rejections, GC, CPU per node', () => {
+  const node = (q, qms, f, fms, rej, gc, cpu) => ({ query: q, queryMs: qms, fetch: f, fetchMs: fms, rejected: rej, gcMs: gc, cpuMs: cpu });
+  const before = { at: 0, nodes: { a: node(0, 0, 0, 0, 0, 0, 0), b: node(10, 10, 5, 5, 1, 100, 1000) } };
+  const after = { at: 10000, nodes: { a: node(100, 200, 50, 25, 0, 50, 5000), b: node(110, 210, 55, 30, 3, 100, 6000) } };
+  const w = windowFigures(before, after, { search: 4 });
+  assert.equal(w.query_ms_per_query, 2);
+  assert.equal(w.fetch_ms_per_fetch, 0.5);
+  assert.equal(w.search_rejected, 2);
+  assert.equal(w.gc_ms, 50);
+  assert.equal(w.search_queue_max, 4);
+  assert.deepEqual(w.cpu_percent_by_node, { a: 50, b: 50 });
+});
+
+test('a variant the lab cannot hold is refused with one line', () => {
+  const groups = { all: 4, g1: 2, g2: 2 };
+  assert.doesNotThrow(() => requireVariantsFit([{ name: 'a', group: 'g1', replicas: 1 }, { name: 'b', group: 'all', replicas: 3 }], groups));
+  assert.throws(() => requireVariantsFit([{ name: 'x', group: 'g1', replicas: 2 }], groups), /^RunError: variant x: 2 replica\(s\) need 3 data nodes in group g1; the lab has 2$/);
+  assert.throws(() => requireVariantsFit([{ name: 'y', group: 'g9', replicas: 0 }], groups), /variant y: no index group 'g9' in this lab \(it has g1, g2; or 'all'\)/);
+});
+
+test('too little disk for the dataset is refused with one line; enough passes', () => {
+  const variants = [{ replicas: 1 }, { replicas: 0 }]; // 3 copies
+  const need = 1000 * BYTES_PER_DOC_ON_DISK * 3 * 1.2;
+  assert.deepEqual(diskVerdict({ documents: 1000, variants, freeBytes: [need * 2, need] }), { need_bytes: Math.round(need), free_bytes: need });
+  assert.throws(() => diskVerdict({ documents: 1000, variants, freeBytes: [need * 10, need - 1] }),
+    /^RunError: too little disk: the dataset needs about 0\.0 GB \(1000 documents x 3 shard copies over the variants\), the data nodes have 0\.0 GB free; use QUICK=1/);
+  assert.throws(() => diskVerdict({ documents: 1, variants, freeBytes: [] }), /too little disk/);
+});
+
+test('store halves: each tenant carries its half; submetrics per half and per burst phase -> by_set', () => {
+  const n = layoutNames('r1', { name: 'g', indices: 2, assign: 'odd-even' }, tenants);
+  assert.deepEqual(n.tenants.map((t) => t.set), ['odd', 'even', 'odd', 'even', 'odd']);
+  const d = (avg, p95, count) => ({ values: { avg, 'p(95)': p95, count } });
+  const summary = { metrics: {
+    'http_req_duration{scenario:measure}': d(10, 20, 100),
+    'http_reqs{scenario:measure}': { values: { count: 100 } },
+    'http_req_duration{scenario:measure,store_set:odd}': d(12, 30, 60),
+    'http_req_duration{scenario:measure,store_set:even}': d(8, 16, 40),
+    'http_req_duration{scenario:measure,store_set:even,phase:before}': d(7, 15, 15),
+    'http_req_duration{scenario:measure,store_set:even,phase:during}': d(9, 18, 12),
+  } };
+  assert.deepEqual(figuresOf(summary, 10).by_set, {
+    odd: { requests: 60, avg_ms: 12, p95_ms: 30 },
+    even: { requests: 40, avg_ms: 8, p95_ms: 16, before_p95_ms: 15, during_p95_ms: 18, burst_p95_ratio: 1.2 },
+  });
+  assert.equal(figuresOf({ metrics: { 'http_reqs{scenario:measure}': { values: { count: 1 } } } }, 1).by_set, undefined);
+});
+
+test('timelines per store half from the store_set column', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'exp-'));
+  const t = Date.UTC(2026, 0, 1);
+  writeFileSync(join(dir, 'points.csv'), [`${t},10,measure,odd`, `${t + 100},30,measure,even`, `${t + 1100},20,measure,even`, `${t + 1200},500,measure,target`].join('\n'));
+  const { all, bySet, points } = await timelinesOf(join(dir, 'points.csv'));
+  assert.equal(all.length, 2);
+  assert.deepEqual(bySet.odd, [{ t_s: 0, rps: 1, avg_ms: 10, p95_ms: 10 }]);
+  assert.deepEqual(bySet.even.map((p) => [p.t_s, p.avg_ms]), [[0, 30], [1, 20]]);
+  assert.deepEqual(points.at(-1), [t + 1200, 500, 'target'], 'the burst store\'s own requests are points too (the closed loop leaves them out)');
+});
+
+test('group spread: one group per index, each deep enough for the copies', () => {
+  const groups = { all: 4, g1: 2, g2: 2 };
+  requireVariantsFit([{ name: 'groups-4', indices: 2, replicas: 1, group: 'spread' }], groups);
+  assert.throws(() => requireVariantsFit([{ name: 'x', indices: 3, replicas: 1, group: 'spread' }], groups), /group spread puts each of its 3 indices on a group of its own; the lab has 2 \(g1, g2\)/);
+  assert.throws(() => requireVariantsFit([{ name: 'x', indices: 2, replicas: 2, group: 'spread' }], groups), /2 replica\(s\) need 3 data nodes in group g1; the lab has 2/);
+});
+
+test('a spec\'s lab -> lab.env keys: the master kept, data nodes by group with ports after its own, sizes, SHAPE', () => {
+  const env = { LAB_MASTER_NODE: 'es-master', ES_MASTER_HTTP_PORT: '11200', ES_MASTER_TRANSPORT_PORT: '11300', LAB_NODES: 'es-master,es-data-1,es-data-2', ES_DATA_1_GROUP: 'g1', ES_DATA_2_GROUP: 'g2' };
+  assert.deepEqual(labEnvOf(null, env), {});
+  assert.deepEqual(labEnvOf({ shape: 'off' }, env), { SHAPE: 'off' });
+  const keys = labEnvOf({ groups: 3, data_nodes_per_group: 1, data_node: { cpus: 0.5 } }, env);
+  assert.equal(keys.LAB_NODES, 'es-master,es-data-1,es-data-2,es-data-3');
+  assert.deepEqual([keys.ES_DATA_3_GROUP, keys.ES_DATA_3_HTTP_PORT, keys.ES_DATA_3_TRANSPORT_PORT, keys.ES_DATA_3_CPUS, keys.ES_DATA_3_MEM], ['g3', '11203', '11303', '0.5', '']);
+  // only the sizes: the lab's own node set (2 groups of 1 here), each node sized
+  const sized = labEnvOf({ data_node: { cpus: 0.5 } }, env);
+  assert.equal(sized.LAB_NODES, 'es-master,es-data-1,es-data-2');
+  assert.deepEqual([sized.ES_DATA_1_GROUP, sized.ES_DATA_2_GROUP, sized.ES_DATA_2_CPUS], ['g1', 'g2', '0.5']);
+  assert.equal(describeLab({ groups: 2, data_nodes_per_group: 2, data_node: { cpus: 0.5, mem: '1g' }, shape: 'off' }), '2 groups x 2 data nodes, 0.5 cores, 1g memory each, SHAPE=off');
+  // every node's write queue: lab.env's ES_WRITE_QUEUE, which both runtimes render
+  assert.equal(labEnvOf({ write_queue: 20 }, env).ES_WRITE_QUEUE, '20');
+  assert.equal(describeLab({ data_node: { cpus: 0.5 }, write_queue: 20 }), '0.5 cores each, write queue 20');
+});
+
+test('two labs differ in structure only when their nodes, roles or groups do', () => {
+  const base = { LAB_NODES: 'es-master,es-data-1', LAB_MASTER_NODE: 'es-master', LAB_GROUP_ATTR: 'index_group', ES_MASTER_ROLES: 'master', ES_MASTER_HTTP_PORT: '1', ES_MASTER_TRANSPORT_PORT: '2', ES_DATA_1_ROLES: 'data', ES_DATA_1_GROUP: 'g1', ES_DATA_1_HTTP_PORT: '3', ES_DATA_1_TRANSPORT_PORT: '4' };
+  assert.equal(structureOf(base), structureOf({ ...base, SHAPE: 'off', ES_DATA_1_CPUS: '0.5' }));
+  assert.notEqual(structureOf(base), structureOf({ ...base, ES_DATA_1_GROUP: 'g2' }));
+});
+
+test('closed loop: the burst store is the smallest or biggest odd store', async () => {
+  const { burstTarget } = await import('../src/run/isolation.js');
+  const ts = [30, 5, 20, 1, 8].map((n, index) => ({ index, id: `s${index + 1}`, expected_products: n }));
+  // odd store numbers: s1 (30), s3 (20), s5 (8)
+  assert.equal(burstTarget(ts, 'smallest'), 's5');
+  assert.equal(burstTarget(ts, 'biggest'), 's1');
+  assert.equal(burstTarget(ts), 's1');
+});
+
+test('closed loop: neighbours before, during until the move ended, after it; the loop\'s times', async () => {
+  const { isolationFigures } = await import('../src/run/isolation.js');
+  const t0 = 1_000_000;
+  const points = [];
+  // neighbours (odd) at 10 ms before the burst (0-20 s), 50 ms until the move ended (at 35 s),
+  // 11 ms after; the other group (even) at 20 ms throughout; the burst store's own requests
+  // (target) do not count
+  for (let s = 0; s < 60; s += 0.25) {
+    const at = t0 + s * 1000;
+    points.push([at, s < 20 ? 10 : s < 35 ? 50 : 11, 'odd'], [at, 20, 'even'], [at, 500, 'target']);
+  }
+  const watch = { flagged_at: t0 + 28000, move: { state: 'succeeded', created_at: t0 + 30000, finished_at: t0 + 35000 } };
+  const f = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch, settleMs: 5000 });
+  assert.deepEqual(f.neighbours, { before_p95_ms: 10, during_p95_ms: 50, after_p95_ms: 11, during_ratio: 5, after_ratio: 1.1 });
+  assert.equal(f.others.after_ratio, 1);
+  assert.deepEqual(f.isolation, { flag_s: 8, move_start_s: 10, move_s: 5, recovered_s: 15, moved: true });
+  // nothing moved (auto-isolation off): during = the burst's first two thirds, after = the last third
+  const still = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch: { flagged_at: t0 + 28000, move: null }, settleMs: 5000, auto: false });
+  assert.equal(still.isolation.moved, false);
+  assert.equal(still.isolation.move_s, null);
+  assert.equal(still.neighbours.after_p95_ms, 11); // this synthetic tenant recovered by itself
+  // auto-isolation on and nothing moved: no "after the move" at all
+  const unmoved = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch: { flagged_at: null, move: null }, settleMs: 5000 });
+  assert.equal(unmoved.neighbours.after_p95_ms, null);
+  assert.equal(unmoved.neighbours.after_ratio, null);
+  const never = isolationFigures({ points: points.map(([t, v, s]) => [t, s === 'odd' && t >= t0 + 20000 ? 50 : v, s]), t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch: null, settleMs: 5000, auto: false });
+  assert.equal(never.isolation.recovered_s, null);
+  assert.equal(never.neighbours.after_ratio, 5);
+});
+
+test('closed loop: the allocator policy of a variant is the lab policy with the loop values', async () => {
+  const { isolationPolicy } = await import('../src/run/isolation.js');
+  const p = isolationPolicy({ window_s: 15, share: 0.3, objective_ms: 10, cool_down_s: 60 }, { auto: false });
+  assert.deepEqual([p.observe.windowS, p.hot.share, p.hot.objectiveMs.default, p.auto.enabled, p.auto.coolDownS], [15, 0.3, 10, false, 60]);
+  assert.ok(p.shared.capacity.tenants > 0, 'the rest is the lab policy');
+});
+
+test('engineModeArgs: headless by default; make demo (LOAD_UI_PORT) keeps the web UI up on LAB_BIND while the run lasts', async () => {
+  const { engineModeArgs } = await import('../src/run/workload.js');
+  assert.deepEqual(engineModeArgs({}), ['--headless']);
+  assert.deepEqual(engineModeArgs({ LOAD_UI_PORT: '0' }), ['--headless']);
+  assert.deepEqual(engineModeArgs({ LOAD_UI_PORT: '8089', LAB_BIND: '127.0.0.1' }), ['--autostart', '--autoquit', '0', '--web-host', '127.0.0.1', '--web-port', '8089']);
+});

@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  binomial, bootstrapRatioCI, jonckheereTerpstra, mannWhitneyU, mean, median, multinomial,
+  normalSf, percentile, ranks, rsd, stdev,
+} from '../src/stats.js';
+
+const close = (actual, expected, tol = 1e-9, what = '') => assert.ok(Math.abs(actual - expected) <= tol, `${what} ${actual} != ${expected} (tolerance ${tol})`);
+
+test('descriptive figures', () => {
+  const xs = [2, 4, 4, 4, 5, 5, 7, 9];
+  assert.equal(mean(xs), 5);
+  assert.equal(median(xs), 4.5);
+  assert.equal(median([3, 1, 2]), 2);
+  // sample standard deviation: sqrt(32 / 7); the population one would be 2
+  close(stdev(xs), Math.sqrt(32 / 7));
+  close(rsd(xs), (Math.sqrt(32 / 7) / 5) * 100);
+  assert.ok(Number.isNaN(stdev([1])), 'no spread from one value');
+  assert.ok(Number.isNaN(mean([])));
+});
+
+test('percentile interpolates linearly between order statistics (numpy default)', () => {
+  assert.equal(percentile([1, 2, 3, 4], 25), 1.75);
+  assert.equal(percentile([15, 20, 35, 40, 50], 40), 29);
+  assert.equal(percentile([15, 20, 35, 40, 50], 0), 15);
+  assert.equal(percentile([15, 20, 35, 40, 50], 100), 50);
+  assert.equal(percentile([50, 15, 40, 20, 35], 50), 35, 'unsorted input');
+  close(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 95), 9.55);
+});
+
+test('counting helpers', () => {
+  assert.equal(binomial(6, 3), 20);
+  assert.equal(binomial(40, 20), 137846528820);
+  assert.equal(binomial(5, 7), 0);
+  assert.equal(multinomial([3, 3, 3, 3]), 369600);
+  assert.equal(multinomial([2, 2, 2]), 90);
+  assert.deepEqual(ranks([10, 20, 20, 30]), [1, 2.5, 2.5, 4]);
+  close(normalSf(0), 0.5, 1e-7);
+  close(normalSf(1.959963985), 0.025, 1e-7);
+  close(normalSf(-1.644853627), 0.95, 1e-7);
+});
+
+test('Mann-Whitney U: complete separation of 3 vs 3 gives exact one-sided p = 1/20', () => {
+  const r = mannWhitneyU([1, 2, 3], [4, 5, 6], { alternative: 'less' });
+  assert.deepEqual(r, { u: 0, p: 0.05, method: 'exact', n1: 3, n2: 3 });
+  assert.equal(mannWhitneyU([1, 2, 3], [4, 5, 6], { alternative: 'greater' }).p, 1);
+  assert.equal(mannWhitneyU([1, 2, 3], [4, 5, 6]).p, 0.1, 'two-sided doubles the smaller tail');
+  assert.equal(mannWhitneyU([4, 5, 6], [1, 2, 3], { alternative: 'greater' }).p, 0.05);
+});
+
+test('Mann-Whitney U: 2 vs 2 can never reach 0.05 (smallest one-sided p = 1/6)', () => {
+  close(mannWhitneyU([1, 2], [3, 4], { alternative: 'less' }).p, 1 / 6);
+  close(mannWhitneyU([1], [2], { alternative: 'less' }).p, 1 / 2);
+});
+
+test('Mann-Whitney U: scipy documentation example (males vs females)', () => {
+  const males = [19, 22, 16, 29, 24];
+  const females = [20, 11, 17, 12];
+  // scipy.stats.mannwhitneyu(males, females, method="exact") -> statistic=17.0, pvalue=0.1111111111111111
+  const exact = mannWhitneyU(males, females);
+  assert.equal(exact.u, 17);
+  close(exact.p, 0.1111111111111111, 1e-12);
+  assert.equal(exact.method, 'exact');
+  // method="asymptotic" (continuity correction) -> pvalue=0.11134688653314041
+  const normal = mannWhitneyU(males, females, { method: 'normal' });
+  assert.equal(normal.method, 'normal');
+  close(normal.p, 0.11134688653314041, 1e-6);
+  // one-sided: P(U >= 17) = P(U <= 3) = 7/126 (U counts 0..3 in a 4x5 box: 1 + 1 + 2 + 3)
+  close(mannWhitneyU(males, females, { alternative: 'greater' }).p, 7 / 126, 1e-12);
+});
+
+test('Mann-Whitney U with ties: exact permutation p agrees with enumerating every split', () => {
+  const a = [1, 2, 2, 3];
+  const b = [2, 3, 4, 5];
+  const r = mannWhitneyU(a, b, { alternative: 'less' });
+  assert.equal(r.u, 2.5);
+  // brute force: every way to pick 4 of the 8 pooled values as sample a
+  const pooled = [...a, ...b];
+  const uOf = (xs, ys) => xs.reduce((s, x) => s + ys.reduce((t, y) => t + (x > y ? 1 : x === y ? 0.5 : 0), 0), 0);
+  let total = 0;
+  let hits = 0;
+  for (let mask = 0; mask < 256; mask++) {
+    const bits = [...Array(8).keys()].filter((i) => mask & (1 << i));
+    if (bits.length !== 4) continue;
+    total++;
+    const xs = bits.map((i) => pooled[i]);
+    const ys = [...Array(8).keys()].filter((i) => !(mask & (1 << i))).map((i) => pooled[i]);
+    if (uOf(xs, ys) <= 2.5) hits++;
+  }
+  assert.equal(total, 70);
+  close(r.p, hits / total, 1e-12);
+  assert.equal(r.p, 0.1);
+});
+
+test('Mann-Whitney U: normal approximation beyond 25 per sample, with tie correction', () => {
+  const a = Array.from({ length: 30 }, (_, i) => i);
+  const b = Array.from({ length: 30 }, (_, i) => i + 10);
+  const r = mannWhitneyU(a, b, { alternative: 'less' });
+  assert.equal(r.method, 'normal');
+  // pairs (x in a, y in b) with x > y: for y = 10..28, 29 - y of them = 1 + ... + 19 = 190;
+  // 20 shared values tie, a half each: U = 200
+  assert.equal(r.u, 200);
+  // mu = 450; sigma^2 = 900/12 * (61 - sum(t^3 - t)/(60*59)) with 20 pairs tied: sum = 20 * 6 = 120
+  const sigma = Math.sqrt(75 * (61 - 120 / 3540));
+  close(r.p, normalSf((900 - 200 - 450 - 0.5) / sigma), 1e-12);
+  close(r.p, 1.12e-4, 1e-5, 'z = 249.5 / 67.6 = 3.69');
+  // the exact distribution agrees closely at this size
+  close(mannWhitneyU(a, b, { alternative: 'less', method: 'exact' }).p, r.p, 3e-4);
+  assert.equal(mannWhitneyU([5, 5, 5], [5, 5, 5], { method: 'normal' }).p, 1, 'all tied: no evidence');
+  assert.equal(mannWhitneyU([5, 5, 5], [5, 5, 5], { alternative: 'less' }).p, 1);
+});
+
+test('Mann-Whitney U rejects what is not a sample', () => {
+  assert.throws(() => mannWhitneyU([], [1]), TypeError);
+  assert.throws(() => mannWhitneyU([1, null], [1]), TypeError);
+  assert.throws(() => mannWhitneyU([1], [2], { alternative: 'smaller' }), TypeError);
+});
+
+test('Jonckheere-Terpstra: hand-counted exact answers', () => {
+  // three groups of one: 3! orders, J = 3 only for 1 < 2 < 3
+  assert.deepEqual(jonckheereTerpstra([[1], [2], [3]]), { j: 3, jMax: 3, p: 1 / 6, method: 'exact' });
+  // J = 1 (one pair in order): P(J >= 1) = 5/6
+  close(jonckheereTerpstra([[3], [1], [2]]).p, 5 / 6, 1e-12);
+  // three groups of two, perfectly ordered: one of 6!/(2!2!2!) = 90 splits
+  close(jonckheereTerpstra([[1, 2], [3, 4], [5, 6]]).p, 1 / 90, 1e-12);
+  // four groups of three, perfectly decreasing: one of 12!/(3!^4) = 369,600
+  const dec = jonckheereTerpstra([[12, 11, 10], [9, 8, 7], [6, 5, 4], [3, 2, 1]], { alternative: 'decreasing' });
+  assert.equal(dec.j, 54);
+  assert.equal(dec.jMax, 54);
+  close(dec.p, 1 / 369600, 1e-15);
+  close(jonckheereTerpstra([[12, 11, 10], [9, 8, 7], [6, 5, 4], [3, 2, 1]], { alternative: 'increasing' }).p, 1, 1e-12);
+});
+
+test('Jonckheere-Terpstra with two groups is the one-sided Mann-Whitney test', () => {
+  const a = [19, 22, 16, 29, 24];
+  const b = [20, 11, 17, 12];
+  close(jonckheereTerpstra([b, a], { alternative: 'increasing' }).p, mannWhitneyU(a, b, { alternative: 'greater' }).p, 1e-12);
+  close(jonckheereTerpstra([a, b], { alternative: 'decreasing' }).p, mannWhitneyU(a, b, { alternative: 'greater' }).p, 1e-12);
+});
+
+test('Jonckheere-Terpstra with ties: exact enumeration, and a seeded Monte Carlo estimate that agrees', () => {
+  const groups = [[1, 2, 2], [2, 3, 3], [3, 4, 4]];
+  const exact = jonckheereTerpstra(groups);
+  assert.equal(exact.method, 'exact');
+  assert.equal(exact.j, 25);
+  close(exact.p, 9 / 1680, 1e-12);
+  // the no-ties convolution and the enumeration agree where both apply
+  const untied = [[1, 2, 2.1], [2.2, 3, 3.1], [3.2, 4, 4.1]];
+  close(jonckheereTerpstra(untied).p, 1 / 1680, 1e-12);
+
+  const big = [[1, 2, 2, 3], [2, 3, 3, 4], [3, 4, 4, 5], [4, 5, 6, 6]]; // 63M splits: Monte Carlo
+  const mc = jonckheereTerpstra(big, { seed: 3 });
+  assert.equal(mc.method, 'monte-carlo');
+  assert.ok(mc.draws >= 10000);
+  assert.deepEqual(jonckheereTerpstra(big, { seed: 3 }), mc, 'the same seed, the same estimate');
+  assert.ok(mc.p > 0 && mc.p < 0.001, `strong trend: ${mc.p}`);
+  const weak = jonckheereTerpstra([[1, 2, 3, 3], [1, 2, 3, 3], [1, 2, 3, 3], [1, 2, 3, 3]], { seed: 3 });
+  assert.ok(weak.p > 0.3, `no trend: ${weak.p}`);
+  assert.throws(() => jonckheereTerpstra(big, { draws: 500 }), TypeError);
+});
+
+test('bootstrap interval of the ratio of means', () => {
+  // no spread: the interval is the ratio itself
+  assert.deepEqual(bootstrapRatioCI([1, 1, 1], [2, 2, 2]), { ratio: 0.5, low: 0.5, high: 0.5 });
+  const a = [48, 50, 52, 47, 53];
+  const b = [220, 223, 226, 219, 227];
+  const r = bootstrapRatioCI(a, b, { seed: 5 });
+  close(r.ratio, 250 / 1115, 1e-12);
+  assert.ok(r.low < r.ratio && r.ratio < r.high, JSON.stringify(r));
+  // a's mean lies in [47, 53] and b's in [219, 227]: the interval cannot leave those bounds
+  assert.ok(r.low >= 47 / 227 && r.high <= 53 / 219, JSON.stringify(r));
+  assert.deepEqual(bootstrapRatioCI(a, b, { seed: 5 }), r, 'seeded: reproducible');
+  const wide = bootstrapRatioCI(a, b, { seed: 5, confidence: 0.99 });
+  assert.ok(wide.low <= r.low && wide.high >= r.high, '99% is at least as wide as 95%');
+  assert.deepEqual(bootstrapRatioCI([1, 2], [0, 0]), { ratio: null, low: null, high: null });
+});
