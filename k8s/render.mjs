@@ -265,9 +265,7 @@ function elasticsearch(model, s, sets) {
           count: set.nodes.length,
           // the nodes' settings (node-config.js): ECK names the cluster and the nodes and places
           // them on the network and on disk itself
-          config: note({ ...set.config.settings }, {
-            'node.store.allow_mmap': 'no vm.max_map_count to raise on the Kubernetes nodes (no privileged init container)',
-          }),
+          config: note({ ...set.config.settings }, set.config.notes),
           podTemplate: { spec: { containers: [container] } },
           volumeClaimTemplates: [{
             metadata: { name: 'elasticsearch-data' },

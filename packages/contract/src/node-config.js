@@ -107,8 +107,9 @@ function appliedSizes(node) {
  *   runtime   'native' | 'compose' | 'k8s'
  *   options   native: { resolved: resolveShape(model, machine), dirs: { lab, dist, data, logs } }
  *             (a node's data in data/NAME, logs in logs/NAME, temp files in lab/tmp/NAME)
- * -> [{ name, key, group, roles, settings: { key: value } (in order), optional: [keys left out
- *      when empty at run time], jvm: [options], heap, limits: { cpuset, cpus, memBytes } }]
+ * -> [{ name, key, group, roles, settings: { key: value } (in order), notes: { key: why },
+ *      optional: [keys left out when empty at run time], jvm: [options], heap,
+ *      limits: { cpuset, cpus, memBytes } }]
  * A value is a string, a number (the write queue) or a list (node.roles, but for compose: a
  * reference). Limits: cpuset null = every CPU, cpus null = no quota, memBytes null = no limit.
  */
@@ -156,8 +157,11 @@ export function nodeConfigs(model, env, runtime, { resolved, dirs, file = 'lab.e
     // would (shape.js: the quota, else its CPU count); the JVM alone would see every core under
     // taskset's affinity on some JDKs, and rounds a fractional quota up. SHAPE=off: none set
     if (sizes.processors !== null) s['node.processors'] = sizes.processors;
-    // No vm.max_map_count to raise on Kubernetes nodes (no privileged init container)
-    if (runtime === 'k8s') s['node.store.allow_mmap'] = false;
+    const notes = {};
+    if (runtime === 'k8s') {
+      s['node.store.allow_mmap'] = false;
+      notes['node.store.allow_mmap'] = 'no vm.max_map_count to raise on the Kubernetes nodes (no privileged init container)';
+    }
     const settings = runtime === 'k8s' ? Object.fromEntries(Object.entries(s).filter(([k]) => !ECK_OWNS.test(k))) : s;
 
     const jvm = runtime === 'native'
@@ -169,6 +173,8 @@ export function nodeConfigs(model, env, runtime, { resolved, dirs, file = 'lab.e
       group: node.group,
       roles: node.roles,
       settings,
+      // why a setting is there, for a generated file's reader: { key: text }
+      notes,
       optional: compose ? ['node.processors'] : [],
       jvm,
       heap: sizes.heap,
