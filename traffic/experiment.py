@@ -1,4 +1,4 @@
-"""experiment: the workload of one repetition of `make experiment` (packages/experiments runs it,
+"""experiment: the workload of one repetition of `make experiment` (experiments/runner runs it,
 one Locust process per repetition): the storefront's page views in two windows, so warm-up
 samples never reach the figures (Rally marks them `warmup`):
   warmup   ramps up to the load over RAMP_UP, then holds it for WARMUP: discarded

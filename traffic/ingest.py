@@ -1,4 +1,4 @@
-"""ingest: the write workload of the ingest experiments (packages/experiments runs it, one Locust
+"""ingest: the write workload of the ingest experiments (experiments/runner runs it, one Locust
 process per repetition), as the Azure ingestion guidance's JMeter test ran it: CLIENTS concurrent
 clients (closed model), each sending one bulk after the other with no think time, every bulk
 DOCS_PER_BULK documents into INDEX, the clients spread over the data nodes (ES_URLS, as the

@@ -1,4 +1,4 @@
-"""many_shards: the workload of the many-shards experiment (packages/experiments runs it, one
+"""many_shards: the workload of the many-shards experiment (experiments/runner runs it, one
 Locust process per repetition), after Elastic's nightly many-shards benchmark: CLIENTS clients
 (closed model) create INDICES indices of one primary shard and no replica between them
 (INDEX_PREFIX1..N), each with the document profile's mapping, and index DOCS_PER_INDEX documents

@@ -229,6 +229,11 @@ jvms() { echo "test lab: $(lab_jvm_pids "$LAB_DIR" | paste -sd' '); external lab
   { grep -v -e '^ES_USERNAME=' -e '^ES_PASSWORD_FILE=' -e '^ES_CA_CERT=' "$BATS_FILE_TMPDIR/ext.env"
     printf 'ES_USERNAME=\nES_PASSWORD_FILE=\nES_CA_CERT=\nES_API_KEY_FILE=%s\nES_TLS_VERIFY=false\n' "$DIR/secrets/api-key"; } >"$keyenv"
   extkey() { env $(cat "$BATS_FILE_TMPDIR/ext-key.env") "$@"; }
+  # the basic-auth lab of the tests above makes way (its data on the cluster stays), and with it
+  # the settings it kept (connection.env: its user, its CA)
+  run ext make -s down
+  assert_success
+  [[ ! -e "$(ext_var LAB_DIR)/connection.env" ]] || fail "make down left connection.env"
   # the key is good and the certificate untrusted here: ES_TLS_VERIFY=false is what lets it through
   run --separate-stderr extkey packages/contract/bin/connection check
   assert_success
@@ -236,9 +241,6 @@ jvms() { echo "test lab: $(lab_jvm_pids "$LAB_DIR" | paste -sd' '); external lab
   assert_failure
   assert_regex "$stderr" "^error: Elasticsearch at https://127\.0\.0\.1:$PROXY_PORT: the cluster's TLS certificate is not trusted"
 
-  # the basic-auth lab of the tests above makes way (its data on the cluster stays)
-  run ext make -s down
-  assert_success
   run extkey SEED=0 make -s up
   assert_success
   assert_output --partial "warning: ES_TLS_VERIFY=false: the cluster's certificate is not checked"

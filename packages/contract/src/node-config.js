@@ -89,7 +89,7 @@ export function jvmOptions(heap, flavour, { labDir, dist, tmp } = {}) {
 function resolvedSizes(n) {
   return { heap: n.heap, processors: n.processors, cpuset: n.cpuset === null ? null : formatCpuList(n.cpuset), cpus: n.cpus, memBytes: n.memBytes };
 }
-function declaredSizes(node, model) {
+function declaredSizes(node, { model }) {
   const off = model.shape === 'off';
   return { heap: node.size.heap, processors: null, cpuset: null, cpus: off ? null : node.size.cpus, memBytes: off ? null : node.size.memBytes };
 }
@@ -100,83 +100,106 @@ function appliedSizes(node) {
   return { heap: ref('HEAP', '${ES_HEAP}'), processors: ref('PROCESSORS', ''), cpuset: ref('CPUSET', ''), cpus: ref('CPUS', '0'), memBytes: ref('MEM', '0') };
 }
 
+// What differs between the runtimes, and only that: how a lab.env value appears (ref: a
+// ${KEY} reference Compose interpolates, else the value), the node's sizes, where it listens,
+// finds the master and keeps its files (place), its JVM options, what the platform sets itself
+// (owns), settings of the runtime's own (extra, each with why), and which settings may be empty
+// at run time (optional: left out then)
+const VARIANTS = {
+  native: {
+    ref: false,
+    sizes: (node, { resolved }) => resolvedSizes(resolved.get(node.name)),
+    place: (node, { env, dirs, master }) => ({
+      'path.home': dirs.dist,
+      'path.data': `${dirs.data}/${node.name}`,
+      'path.logs': `${dirs.logs}/${node.name}`,
+      'network.host': env.LAB_BIND ?? '',
+      'http.port': node.httpPort,
+      'transport.port': node.transportPort,
+      'discovery.seed_hosts': `${env.LAB_BIND ?? ''}:${master.transportPort}`,
+    }),
+    jvm: (heap, node, { dirs }) => jvmOptions(heap, 'launcher', { labDir: dirs.lab, dist: dirs.dist, tmp: `${dirs.lab}/tmp/${node.name}` }),
+  },
+  compose: {
+    ref: true,
+    sizes: appliedSizes,
+    // Inside the compose network: other nodes reach this one by its service name, at the image's
+    // default ports (only the HTTP port is published to the host, on LAB_BIND); the image keeps
+    // the files. The master is the only master-eligible node, so it is the only seed a node needs
+    place: (node, { v, model }) => ({ 'network.host': '0.0.0.0', 'discovery.seed_hosts': v('LAB_MASTER_NODE', model.master) }),
+    jvm: (heap) => jvmOptions(heap, 'heap'),
+    optional: ['node.processors'],
+  },
+  k8s: {
+    ref: false,
+    sizes: declaredSizes,
+    place: () => ({}),
+    jvm: (heap) => jvmOptions(heap, 'heap'),
+    owns: ECK_OWNS,
+    extra: { 'node.store.allow_mmap': [false, 'no vm.max_map_count to raise on the Kubernetes nodes (no privileged init container)'] },
+  },
+};
+
 /**
  * THE function: every node's config for one runtime.
  *   model     topology(env)
  *   env       lab.env's values (loadLabEnv: merged with the environment)
- *   runtime   'native' | 'compose' | 'k8s'
+ *   runtime   'native' | 'compose' | 'k8s' (VARIANTS)
  *   options   native: { resolved: resolveShape(model, machine), dirs: { lab, dist, data, logs } }
  *             (a node's data in data/NAME, logs in logs/NAME, temp files in lab/tmp/NAME)
  * -> [{ name, key, group, roles, settings: { key: value } (in order), notes: { key: why },
  *      optional: [keys left out when empty at run time], jvm: [options], heap,
  *      limits: { cpuset, cpus, memBytes } }]
- * A value is a string, a number (the write queue) or a list (node.roles, but for compose: a
+ * A value is a string, a number (ports, the write queue) or a list (node.roles; for compose a
  * reference). Limits: cpuset null = every CPU, cpus null = no quota, memBytes null = no limit.
  */
 export function nodeConfigs(model, env, runtime, { resolved, dirs, file = 'lab.env' } = {}) {
-  if (!RUNTIMES.includes(runtime)) throw new Error(`nodeConfigs: unknown runtime '${runtime}' (${RUNTIMES.join(', ')})`);
-  const compose = runtime === 'compose';
+  const variant = Object.hasOwn(VARIANTS, runtime) ? VARIANTS[runtime] : null;
+  if (!variant) throw new Error(`nodeConfigs: unknown runtime '${runtime}' (${RUNTIMES.join(', ')})`);
   if (runtime === 'native' && (!resolved || !dirs)) throw new Error('nodeConfigs: native needs the resolved shape and the lab\'s dirs');
-  // a lab.env value: itself, or for compose a reference Compose interpolates
-  const v = (key, value) => (compose ? `\${${key}}` : value ?? '');
+  // a lab.env value: itself, or a reference Compose interpolates
+  const v = (key, value) => (variant.ref ? `\${${key}}` : value ?? '');
   const number = (text) => (/^-?[0-9]+$/.test(String(text)) ? Number(text) : text);
-  const master = model.nodes.find((n) => n.name === model.master);
-  const byName = new Map((resolved?.nodes ?? []).map((n) => [n.name, n]));
+  const ctx = {
+    env, dirs, model, v,
+    master: model.nodes.find((n) => n.name === model.master),
+    resolved: new Map((resolved?.nodes ?? []).map((n) => [n.name, n])),
+  };
 
   return model.nodes.map((node) => {
-    const sizes = compose ? appliedSizes(node) : runtime === 'native' ? resolvedSizes(byName.get(node.name)) : declaredSizes(node, model);
-    if (!compose && !sizes.heap) throw new TopologyError(file, `ES_HEAP is missing: every node's heap (e.g. ES_HEAP=512m), unless ${node.key}_HEAP gives ${node.name} its own`);
+    const sizes = variant.sizes(node, ctx);
+    if (!variant.ref && !sizes.heap) throw new TopologyError(file, `ES_HEAP is missing: every node's heap (e.g. ES_HEAP=512m), unless ${node.key}_HEAP gives ${node.name} its own`);
     const s = {};
     s['cluster.name'] = v('CLUSTER_NAME', env.CLUSTER_NAME);
     s['node.name'] = node.name;
     s['node.roles'] = v(`${node.key}_ROLES`, node.roles);
     // Compose interpolates values only, never keys: the attribute's name is a reference too
     if (node.group !== null) s[`node.attr.${v('LAB_GROUP_ATTR', model.groupAttr)}`] = v(`${node.key}_GROUP`, node.group);
-    if (runtime === 'native') {
-      const bind = env.LAB_BIND ?? '';
-      s['path.home'] = dirs.dist;
-      s['path.data'] = `${dirs.data}/${node.name}`;
-      s['path.logs'] = `${dirs.logs}/${node.name}`;
-      s['network.host'] = bind;
-      s['http.port'] = node.httpPort;
-      s['transport.port'] = node.transportPort;
-      s['discovery.seed_hosts'] = `${bind}:${master.transportPort}`;
-    } else if (compose) {
-      // Inside the compose network: other nodes reach this one by its service name, at the
-      // image's default ports; only the HTTP port is published to the host, on LAB_BIND
-      s['network.host'] = '0.0.0.0';
-      // The master is the only master-eligible node, so it is the only seed a node needs
-      s['discovery.seed_hosts'] = v('LAB_MASTER_NODE', model.master);
-    }
+    Object.assign(s, variant.place(node, ctx));
     s['cluster.initial_master_nodes'] = v('LAB_MASTER_NODE', model.master);
     s['cluster.routing.allocation.disk.watermark.low'] = v('ES_DISK_WATERMARK_LOW', env.ES_DISK_WATERMARK_LOW);
     s['cluster.routing.allocation.disk.watermark.high'] = v('ES_DISK_WATERMARK_HIGH', env.ES_DISK_WATERMARK_HIGH);
     s['cluster.routing.allocation.disk.watermark.flood_stage'] = v('ES_DISK_WATERMARK_FLOOD', env.ES_DISK_WATERMARK_FLOOD);
-    s['thread_pool.write.queue_size'] = compose ? v('ES_WRITE_QUEUE') : number(env.ES_WRITE_QUEUE || '10000');
+    s['thread_pool.write.queue_size'] = v('ES_WRITE_QUEUE', number(env.ES_WRITE_QUEUE || '10000'));
     // A shaped node sizes its thread pools from its share of the machine, as a small machine
     // would (shape.js: the quota, else its CPU count); the JVM alone would see every core under
     // taskset's affinity on some JDKs, and rounds a fractional quota up. SHAPE=off: none set
     if (sizes.processors !== null) s['node.processors'] = sizes.processors;
     const notes = {};
-    if (runtime === 'k8s') {
-      s['node.store.allow_mmap'] = false;
-      notes['node.store.allow_mmap'] = 'no vm.max_map_count to raise on the Kubernetes nodes (no privileged init container)';
+    for (const [k, [value, why]] of Object.entries(variant.extra ?? {})) {
+      s[k] = value;
+      notes[k] = why;
     }
-    const settings = runtime === 'k8s' ? Object.fromEntries(Object.entries(s).filter(([k]) => !ECK_OWNS.test(k))) : s;
-
-    const jvm = runtime === 'native'
-      ? jvmOptions(sizes.heap, 'launcher', { labDir: dirs.lab, dist: dirs.dist, tmp: `${dirs.lab}/tmp/${node.name}` })
-      : jvmOptions(sizes.heap, 'heap');
     return {
       name: node.name,
       key: node.key,
       group: node.group,
       roles: node.roles,
-      settings,
+      settings: variant.owns ? Object.fromEntries(Object.entries(s).filter(([k]) => !variant.owns.test(k))) : s,
       // why a setting is there, for a generated file's reader: { key: text }
       notes,
-      optional: compose ? ['node.processors'] : [],
-      jvm,
+      optional: variant.optional ?? [],
+      jvm: variant.jvm(sizes.heap, node, ctx),
       heap: sizes.heap,
       limits: { cpuset: sizes.cpuset, cpus: sizes.cpus, memBytes: sizes.memBytes },
     };
