@@ -69,10 +69,12 @@ lab_check_topology() {
 # <KEY>_{CPUSET,CPUS,MEM,HEAP,PROCESSORS}_APPLIED, and SHAPE_APPLIED (one line saying what the
 # shape is). A size the CPUs cannot give is one line and exit 2, before anything runs.
 lab_load_shape() {
-  local cpus="" exports
+  local cpus="" lines line
   if declare -F driver_shape_cpus >/dev/null; then cpus="$(driver_shape_cpus)"; fi
-  exports="$("$LAB_ROOT/packages/contract/bin/topology" shape ${cpus:+--cpus "$cpus"})" || exit 2
-  eval "$exports"
+  lines="$("$LAB_ROOT/packages/contract/bin/node-config" env ${cpus:+--cpus "$cpus"})" || exit 2
+  # KEY=VALUE lines exported as data, never evaluated
+  while IFS= read -r line; do [[ -n "$line" ]] && export "$line"; done <<<"$lines"
+  return 0
 }
 
 # ---- status: one table format for every runtime ----

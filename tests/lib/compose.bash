@@ -15,7 +15,7 @@ compose_files() { clean_env "$REPO/runtimes/compose/bin/lab" files; }
 # "${SHAPED[@]}" CMD...: CMD with the shape runtimes/compose/bin/lab exports when no engine answers
 # (lab.env's node sizes resolved on this machine's CPUs: packages/contract/src/shape.js)
 # shellcheck disable=SC2016 # expanded by the inner bash
-SHAPED=(bash -c 'eval "$(node packages/contract/bin/topology shape --cpus "0-$(($(nproc) - 1))")" && exec "$@"' shaped)
+SHAPED=(bash -c 'while IFS= read -r l; do export "$l"; done < <(node packages/contract/bin/node-config env --cpus "0-$(($(nproc) - 1))") && exec "$@"' shaped)
 
 # compose_model FILE: writes the resolved model (JSON) of the lab's files to FILE, shaped as
 # runtimes/compose/bin/lab runs it

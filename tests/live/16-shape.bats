@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Nodes with a size (packages/contract/src/shape.js, runtimes/native/lib/shape.sh, compose's
+# Nodes with a size (packages/contract/src/shape.js, runtimes/native/lib/node-limits.sh, compose's
 # cpus/cpuset/mem_limit): the limits the test lab runs with are read back from the kernel (the
 # node's /proc/PID/status and cgroup files; under compose the container's process, found with
 # docker inspect), Elasticsearch sizes its thread pools from the share, a CPU-bound load on a g1
@@ -9,7 +9,7 @@ bats_require_minimum_version 1.5.0
 
 setup() {
   load ../lib/lab
-  source "$REPO/runtimes/native/lib/shape.sh"
+  source "$REPO/runtimes/native/lib/node-limits.sh"
 }
 
 teardown() {
@@ -37,7 +37,8 @@ expected_shape() {
   else
     cpus="$(sed -n 's/^Cpus_allowed_list:\s*//p' /proc/self/status)"
   fi
-  eval "$(node "$CONTRACT/bin/topology" shape --cpus "$cpus")"
+  local line
+  while IFS= read -r line; do export "$line"; done < <(node "$CONTRACT/bin/node-config" env --cpus "$cpus")
 }
 
 @test "every node runs with the CPU set, quota and memory limit its shape gives it, read back from the kernel" {
@@ -187,7 +188,7 @@ parse_list() {
   assert_success
   assert_output --partial "applied with taskset: CPU sets only; NOT applied: the CPU quotas and memory limits of es-data-3"
   local pid slice
-  slice="$(env -i "${env[@]}" node "$CONTRACT/bin/topology" shape | sed -n "s/^export ES_DATA_3_CPUSET_APPLIED='\(.*\)'$/\1/p")"
+  slice="$(env -i "${env[@]}" node "$CONTRACT/bin/node-config" env | sed -n "s/^ES_DATA_3_CPUSET_APPLIED=//p")"
   [[ -n "$slice" ]]
   pid="$(cut -d' ' -f1 "$OTHER/run/es-data-3.pid")"
   # g2's slice, pinned by taskset; no cgroup limit (the quota and memory are not applied)

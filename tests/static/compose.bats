@@ -52,7 +52,7 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
 @test "every variable the compose files use is a key of lab.env, or a node size the shape resolves" {
   local var missing=() applied
   # the <KEY>_*_APPLIED values runtimes/compose/bin/lab exports (packages/contract/src/shape.js)
-  applied="$(clean_env node packages/contract/bin/topology shape --cpus 0-1 | sed -n 's/^export \([A-Z0-9_]*\)=.*/\1/p')"
+  applied="$(clean_env node packages/contract/bin/node-config env --cpus 0-1 | sed -n 's/^\([A-Z0-9_]*\)=.*/\1/p')"
   while read -r var; do
     grep -q "^$var=" lab.env || grep -qx "$var" <<<"$applied" || missing+=("$var")
   done < <(cat runtimes/compose/docker-compose.yml runtimes/compose/nodes.generated.yml runtimes/compose/extensions/*/*-compose.yml | grep -v '^[[:space:]]*#' \
@@ -219,7 +219,7 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
   # the shape runtimes/compose/bin/lab resolves with no engine (this machine's CPUs), with a quota, a
   # memory limit and a heap of its own on es-data-1
   run clean_env env ES_DATA_1_CPUS=0.5 ES_DATA_1_MEM=1g ES_DATA_1_HEAP=600m \
-    bash -c 'eval "$(node packages/contract/bin/topology shape --cpus "0-$(($(nproc) - 1))")"; env | grep _APPLIED=' 
+    bash -c 'node packages/contract/bin/node-config env --cpus "0-$(($(nproc) - 1))" | grep _APPLIED=' 
   assert_success
   local shape="$output"
   applied() { sed -n "s/^$1_$2_APPLIED=//p" <<<"$shape"; }

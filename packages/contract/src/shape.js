@@ -1,6 +1,6 @@
 // The lab's shape: what each node of the topology model (topology.js) may use on one machine.
 // Both runtimes apply what this resolves, through node-config.js (compose as cpus/cpuset/mem_limit,
-// native through cgroups or taskset: runtimes/native/lib/shape.sh), so a node is sized the same
+// native through cgroups or taskset: runtimes/native/lib/node-limits.sh), so a node is sized the same
 // way whichever runs it.
 // No Node APIs here: the machine's CPUs come in as a list.
 //

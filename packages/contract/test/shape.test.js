@@ -8,7 +8,7 @@ import { appliedEnv } from '../src/node-config.js';
 import { describeShape, resolveShape } from '../src/shape.js';
 import { formatCpuList, parseCpuList, sizeBytes, topology, TopologyError } from '../src/topology.js';
 
-const cli = new URL('../bin/topology', import.meta.url).pathname;
+const cli = new URL('../bin/node-config', import.meta.url).pathname;
 
 // The repository's layout: a master and two groups of two data nodes
 const lab = (extra = {}) => {
@@ -101,20 +101,20 @@ test('bad values are one line each, naming the key', () => {
 
 const run = (args, env) => spawnSync(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
 
-test('bin/topology shape: export lines for bash on the CPUs given; a bad value is one line, exit 2', () => {
+test('bin/node-config env: KEY=VALUE lines for bash on the CPUs given; a bad value is one line, exit 2', () => {
   const file = join(mkdtempSync(join(tmpdir(), 'shape-')), 'lab.env');
   writeFileSync(file, Object.entries(lab()).map(([k, v]) => `${k}=${v}\n`).join(''));
-  let r = run(['shape', '--cpus', '0-3'], { LAB_ENV_FILE: file });
+  let r = run(['env', '--cpus', '0-3'], { LAB_ENV_FILE: file });
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^export SHAPE_APPLIED='SHAPE=groups on CPUs 0-3: g1 on CPU 0-1, g2 on CPU 2-3, es-master on every CPU'$/m);
-  assert.match(r.stdout, /^export ES_DATA_4_CPUSET_APPLIED='2-3'$/m);
-  r = run(['shape'], { LAB_ENV_FILE: file });
+  assert.match(r.stdout, /^SHAPE_APPLIED=SHAPE=groups on CPUs 0-3: g1 on CPU 0-1, g2 on CPU 2-3, es-master on every CPU$/m);
+  assert.match(r.stdout, /^ES_DATA_4_CPUSET_APPLIED=2-3$/m);
+  r = run(['env'], { LAB_ENV_FILE: file });
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^export ES_DATA_1_CPUSET_APPLIED='/m);
-  r = run(['shape', '--cpus', '0-1'], { LAB_ENV_FILE: file, ES_DATA_2_CPUSET: '5' });
+  assert.match(r.stdout, /^ES_DATA_1_CPUSET_APPLIED=\d/m);
+  r = run(['env', '--cpus', '0-1'], { LAB_ENV_FILE: file, ES_DATA_2_CPUSET: '5' });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /^error: .*lab\.env: ES_DATA_2_CPUSET=5: CPU 5 is not one/);
-  r = run(['shape', '--cpus', 'x'], { LAB_ENV_FILE: file });
+  r = run(['env', '--cpus', 'x'], { LAB_ENV_FILE: file });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /^error: --cpus x is not a CPU list/);
 });

@@ -48,7 +48,7 @@ start_node() {
   load_node_config
   mapfile -t args < <(node_command "$node")
   ((${#args[@]})) || die "$node: no config from packages/contract/bin/node-config"
-  # its size (shape.sh): cgroup-exec or taskset in front of java, which both exec in place
+  # its size (node-limits.sh): cgroup-exec or taskset in front of java, which both exec in place
   mapfile -t prefix < <(shape_prefix "$node")
   echo "=== $(date -Is) starting $node" >>"$(log_file "$node")"
   spawn_detached "$(log_file "$node")" "${prefix[@]}" "$java_home/bin/java" "${args[@]}" >"$(pid_file "$node")"
