@@ -9,19 +9,12 @@
 # shellcheck disable=SC2016,SC2154 # jq programs are single-quoted on purpose; run sets $stderr
 bats_require_minimum_version 1.5.0
 
+load ../lib/copy-suite
+# instead of copy-suite's: the validator and its schemas, built and gathered once (cached in .lab/cache)
 setup_file() {
   load ../lib/compose
-  # the validator and its schemas, built and gathered once (cached in .lab/cache)
   clean_env scripts/install/kubeconform.sh >/dev/null
   clean_env scripts/install/k8s-schemas.sh >/dev/null
-}
-
-setup() {
-  bats_load_library bats-support
-  bats_load_library bats-assert
-  load ../lib/compose
-  load ../lib/topology
-  cd "$REPO" || return 1
 }
 
 # docs FILE: the YAML stream FILE as a JSON array of its documents (the workspace's `yaml` package)

@@ -9,19 +9,7 @@
 # shellcheck disable=SC2016,SC2154 # jq programs are single-quoted on purpose; run sets $stderr
 bats_require_minimum_version 1.5.0
 
-setup_file() {
-  load ../lib/compose
-  DC="$("$REPO/scripts/install/compose.sh")"
-  export DC
-}
-
-setup() {
-  bats_load_library bats-support
-  bats_load_library bats-assert
-  load ../lib/compose
-  load ../lib/topology
-  cd "$REPO" || return 1
-}
+load ../lib/copy-suite
 
 # node_copy DIR: repo_copy plus what native's nodes.sh needs to build a node's command line
 node_copy() {

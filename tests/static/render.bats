@@ -9,19 +9,7 @@
 # shellcheck disable=SC2016,SC2154 # jq programs are single-quoted on purpose; run sets $stderr
 bats_require_minimum_version 1.5.0
 
-setup_file() {
-  load ../lib/compose
-  DC="$("$REPO/scripts/install/compose.sh")"
-  export DC
-}
-
-setup() {
-  bats_load_library bats-support
-  bats_load_library bats-assert
-  load ../lib/compose
-  load ../lib/topology
-  cd "$REPO" || return 1
-}
+load ../lib/copy-suite
 
 # copy_model DIR OUT: the compose model of the copy DIR (its runtimes/compose/bin/lab's file list and its
 # lab.env; the `load` profile too, so locust is in it) as JSON in OUT; Compose's warnings go to OUT.err
