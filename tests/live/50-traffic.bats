@@ -381,6 +381,10 @@ print(json.dumps({line.split()[0]: ids[fnv1a(line.split()[0]) % len(ids)] for li
   assert_failure 2
   assert_equal "${#lines[@]}" 1
   assert_output --partial "error: the load's web UI port $LAB_BIND:$LOAD_UI_PORT is taken"
-  pgrep -f "traffic/storefront.py" && fail "a load process was left running"
+  # this lab's load only (its LAB_DIR in the environment): a user's own `make load` may run beside
+  local pid
+  for pid in $(pgrep -f "traffic/storefront.py"); do
+    grep -qzx "LAB_DIR=$LAB_DIR" "/proc/$pid/environ" 2>/dev/null && fail "a load process was left running: $pid"
+  done
   return 0
 }
