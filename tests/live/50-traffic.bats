@@ -80,10 +80,13 @@ count() {
   # Prometheus scraped the run (job load): by scenario, index_group, query_type (the Load dashboard's labels)
   local prom="http://$LAB_BIND:$PROMETHEUS_PORT" q n
   curl -fsS --max-time 5 "$prom/-/ready" >/dev/null 2>&1 || fail "the lab's Prometheus does not answer at $prom"
-  q='count(tenantlab_load_request_duration_seconds_count{job="load",scenario="storefront",index_group=~"g.+",query_type="category"})'
+  # The run is over: its endpoint is gone, and the first scrape that finds it gone marks every
+  # series of the target stale, so an instant query sees them or not depending on when it lands.
+  # last_over_time over the last minutes reads the samples the run's scrapes stored.
+  q='count(last_over_time(tenantlab_load_request_duration_seconds_count{job="load",scenario="storefront",index_group=~"g.+",query_type="category"}[5m]))'
   n="$(curl -fsS -G "$prom/api/v1/query" --data-urlencode "query=$q" | jq -r '.data.result[0].value[1] // 0')"
   [[ "$n" != 0 ]] || fail "no load series in Prometheus: $q"
-  q='count(tenantlab_load_arrivals_total{scenario="storefront"}) and count(tenantlab_load_checks_total) and count(tenantlab_load_run_info{engine="locust"})'
+  q='count(last_over_time(tenantlab_load_arrivals_total{scenario="storefront"}[5m])) and count(last_over_time(tenantlab_load_checks_total[5m])) and count(last_over_time(tenantlab_load_run_info{engine="locust"}[5m]))'
   assert_equal "$(curl -fsS -G "$prom/api/v1/query" --data-urlencode "query=$q" | jq -r '.data.result | length')" 1
 }
 
