@@ -158,7 +158,7 @@ containers() {
 @test "compose: an image build that cannot succeed is one line of what to do, and leaves no image" {
   [[ "${LAB_IMAGES:-official}" == local ]] || skip "the local images are built only with LAB_IMAGES=local"
   local prefix="tenantlab-broken-$$"
-  LOCAL_IMAGE_PREFIX="$prefix" LOCAL_BASE_SUITE=nosuchsuite run "$REPO/compose/images/build" base
+  LOCAL_IMAGE_PREFIX="$prefix" LOCAL_BASE_SUITE=nosuchsuite run "$REPO/runtimes/compose/images/build" base
   assert_failure
   assert_output --partial "no apt source for suite nosuchsuite"
   assert_output --partial "set LOCAL_BASE_SUITE in lab.env"
