@@ -8,12 +8,19 @@ setup() {
 }
 
 project_of() { docker "$1" ls -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME"; }
+# no_containers_left: none of the project's containers, else each named with its service and state
+no_containers_left() {
+  local left
+  left="$(docker ps -a --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME" \
+    --format '{{.Names}} (service {{.Label "com.docker.compose.service"}}, one-off {{.Label "com.docker.compose.oneoff"}}, {{.Status}})')"
+  [[ -z "$left" ]] || fail "containers of the project left: $left"
+}
 
 @test "compose: make down removes the containers and the network, keeps the data volumes" {
   [[ "$(lab_runtime)" == compose ]] || skip "compose runtime only"
   run "$LAB" down
   assert_success
-  assert_equal "$(docker ps -aq --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME")" ""
+  no_containers_left
   assert_equal "$(project_of network)" ""
   [[ -n "$(project_of volume)" ]] || fail "make down deleted the data volumes"
   [[ ! -e "$LAB_DIR/runtime" ]] || fail "the lab still records a runtime after make down"
@@ -25,5 +32,5 @@ project_of() { docker "$1" ls -q --filter "label=com.docker.compose.project=$COM
   assert_success
   assert_equal "$(project_of volume)" ""
   assert_equal "$(project_of network)" ""
-  assert_equal "$(docker ps -aq --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME")" ""
+  no_containers_left
 }
