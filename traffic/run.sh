@@ -163,9 +163,14 @@ if [[ "$runtime" == compose ]]; then
     ports+=(-p "$LAB_BIND:$LOAD_UI_PORT:8089")
     locust_args=(--autostart --autoquit 0 --web-host 0.0.0.0 --web-port 8089 --only-summary --loglevel WARNING)
   fi
+  # The one-off container has a name of its own, removed when this script ends however it ends:
+  # a client stopped by a signal (Ctrl-C, a test's teardown) leaves its container running
+  container="${COMPOSE_PROJECT_NAME:-tenantlab}-load-${run_id,,}"
+  trap 'docker rm -f "$container" >/dev/null 2>&1 || true' EXIT
+  trap 'exit 130' INT TERM
   timeout --foreground --kill-after=15s "$bound" \
     "${dc[@]}" --project-directory "$LAB_ROOT" "${files[@]}" --env-file "$LAB_ENV_FILE" --profile load \
-    run --rm --no-TTY --no-deps --use-aliases --user "$(id -u):$(id -g)" "${ports[@]}" "${mounts[@]}" "${env_args[@]}" \
+    run --rm --name "$container" --no-TTY --no-deps --use-aliases --user "$(id -u):$(id -g)" "${ports[@]}" "${mounts[@]}" "${env_args[@]}" \
     locust -f "/traffic/$scenario.py" "${locust_args[@]}"
   rc=$?
 else
