@@ -47,6 +47,12 @@ setup() {
   export UI=0
 }
 
+# assert_clean_run SUMMARY: no failed request, no failed check, no hit from another tenant
+assert_clean_run() {
+  assert_equal "$(jq -r '.metrics.http_req_failed.values.passes' "$1")" 0
+  assert_equal "$(jq -r '.metrics.checks.values.fails' "$1")" 0
+  assert_equal "$(jq -r '.metrics.cross_tenant_hits.values.count // 0' "$1")" 0
+}
 # summary_of OUTPUT: the summary.json path the run printed
 summary_of() { sed -n 's/^summary: //p' <<<"$1" | head -n 1; }
 # count ALIAS [QUERY]: documents of the alias matching QUERY (default all), after a refresh
@@ -203,10 +209,8 @@ count() {
   assert_output --partial "verdict: PASS"
   summary="$(summary_of "$output")"
   dir="$(dirname "$summary")"
-  assert_equal "$(jq -r '.metrics.http_req_failed.values.passes' "$summary")" 0
-  assert_equal "$(jq -r '.metrics.checks.values.fails' "$summary")" 0
+  assert_clean_run "$summary"
   [[ "$(jq -r '.metrics.replay_hits.values.count // 0' "$summary")" -gt 0 ]] || fail "no hit from the translated queries"
-  assert_equal "$(jq -r '.metrics.cross_tenant_hits.values.count // 0' "$summary")" 0
   # the store map and the rewrite counts beside the summary
   assert_equal "$(jq -r '.mode + " " + .pairs["123456"]' "$dir/store-map.json")" "file $TA"
   assert_equal "$(jq -r '.rewrites.filtered' "$dir/translation.json")" 60
@@ -274,9 +278,7 @@ log_store_counts() {
     summary="$(summary_of "$output")"
     dir="$(dirname "$summary")"
     assert_equal "$(jq -r '.metrics.http_reqs.values.count' "$summary")" 40
-    assert_equal "$(jq -r '.metrics.http_req_failed.values.passes' "$summary")" 0
-    assert_equal "$(jq -r '.metrics.checks.values.fails' "$summary")" 0
-    assert_equal "$(jq -r '.metrics.cross_tenant_hits.values.count // 0' "$summary")" 0
+    assert_clean_run "$summary"
     # the map, worked out here from the lab's tenants of the run (tenants.json) and the log:
     # rank: the most queried stores onto the highest traffic weights, in turn (ties by id);
     # hash: FNV-1a of the store id over the tenants sorted by id
