@@ -59,6 +59,7 @@ export const policySchema = {
       properties: {
         windowS: { type: 'integer', minimum: 10, maximum: 3600, default: 60, description: 'sliding window of observed cost, seconds' },
         minQueries: { type: 'integer', minimum: 1, default: 50, description: 'shard queries a group needs in the window before it is judged' },
+        probeIntervalMs: { type: 'integer', minimum: 100, maximum: 60000, default: 1000, description: 'ms between two storefront-shaped probe searches on each group (observe/probe.js)' },
       },
       default: {},
     },
@@ -69,11 +70,14 @@ export const policySchema = {
         share: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.3, description: "a tenant's share of its group's search time from which it is hot" },
         objectiveMs: {
           type: 'object',
-          description: 'latency objective per group: ms of a probe search there (queueing included), "default" for the others',
+          description: "absolute latency objective per group: the p95 in ms of what its shoppers feel (their requests while a load run is scraped, else the probe searches), \"default\" for the others",
           propertyNames: { pattern: '^[a-z0-9_-]+$' },
           additionalProperties: { type: 'number', exclusiveMinimum: 0 },
           default: { default: 100 },
         },
+        relative: { type: 'number', exclusiveMinimum: 1, default: 1.3, description: "a group also misses its objective when its p95 is above this times its own baseline p95" },
+        minRiseMs: { type: 'number', minimum: 0, default: 20, description: 'the relative objective counts only when the p95 is at least this many ms above the baseline (an idle group\'s jitter never does)' },
+        baselineS: { type: 'integer', minimum: 10, maximum: 86400, default: 600, description: "trailing window (s) over which a group's baseline p95 is learned, while none of its tenants is flagged" },
         dedicated: { type: 'boolean', default: false, description: 'isolate a hot tenant in a dedicated index (else a shared one) of the target group' },
       },
       default: {},
@@ -108,10 +112,18 @@ const validate = new Ajv({ useDefaults: true, allErrors: true }).compile(policyS
 export function parsePolicy(raw, source = 'policy') {
   const policy = structuredClone(raw);
   if (!validate(policy)) {
-    const why = validate.errors.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+    // the key as policy.json spells it (hot.relative), not as a JSON pointer
+    const why = validate.errors.map((e) => `${e.instancePath.slice(1).replaceAll('/', '.') || 'the policy'} ${e.message}`).join('; ');
     throw new Error(`${source}: invalid policy: ${why}`);
   }
   if (policy.hot.objectiveMs.default === undefined) policy.hot.objectiveMs.default = 100;
+  const { observe, hot } = policy;
+  if (observe.probeIntervalMs > observe.windowS * 1000) {
+    throw new Error(`${source}: invalid policy: observe.probeIntervalMs (${observe.probeIntervalMs} ms) is longer than observe.windowS (${observe.windowS} s): the window would hold no probe; shorten the interval or widen the window`);
+  }
+  if (hot.baselineS < observe.windowS) {
+    throw new Error(`${source}: invalid policy: hot.baselineS (${hot.baselineS} s) is shorter than observe.windowS (${observe.windowS} s): a baseline is learned over whole windows; make it at least ${observe.windowS}`);
+  }
   return Object.freeze(policy);
 }
 

@@ -70,3 +70,20 @@ export const loadGroupP95 = (title) => timeseries(title, q(inGroups(LOAD_GROUP_P
   description: "p95 over 1m of the load's searches to each group, from its histogram (durations from the intended start). The bot, an experiment's burst and the writers are left out: what the neighbours feel. The allocator shows the same over 30 s beside its probe (make hot: load p95); the IndexGroupClientP95Skew alert judges it.",
   unit: units.Seconds,
 });
+
+/**
+ * Each group's p95 against its two objectives, as the allocator judges it (Tenants, Index
+ * groups): the judged p95 (the shoppers' while a load run is scraped, else the probe's), the
+ * absolute objective, the baseline it learned and the relative limit above it.
+ */
+export const groupObjectives = () =>
+  timeseries('Group p95 against its objectives',
+    [
+      q('max by (index_group, signal) (tenantlab_group_p95_ms{index_group=~"$group"})', '{{index_group}} p95 ({{signal}})'),
+      q('max by (index_group) (tenantlab_group_baseline_p95_ms{index_group=~"$group"})', '{{index_group}} baseline'),
+      q('max by (index_group) (tenantlab_group_relative_limit_ms{index_group=~"$group"})', '{{index_group}} relative limit'),
+      q('max by (index_group) (tenantlab_group_search_latency_objective_ms{index_group=~"$group"})', '{{index_group}} objective'),
+    ], {
+      description: "The p95 the allocator judges each group by over its window (signal load: the shoppers' requests of a scraped load run; probe: its storefront-shaped probe searches), the absolute objective (policy hot.objectiveMs), the group's own baseline (median of its p95s over hot.baselineS while none of its tenants was flagged) and the relative limit (max(hot.relative x baseline, baseline + hot.minRiseMs)). Above either line the group misses its objective, and a tenant over hot.share of its search or indexing time is flagged.",
+      unit: units.Milliseconds,
+    });

@@ -146,7 +146,25 @@ teardown_file() {
   jq '.hot.share = -0.2' "$REPO/allocator/policy.json" >"$policy"
   run timeout 30 env ALLOCATOR_POLICY_FILE="$policy" ALLOCATOR_PORT=0 node "$REPO/allocator/src/main.js"
   assert_failure 2
-  assert_output "tenantlab-allocator: $policy: invalid policy: /hot/share must be > 0"
+  assert_output "tenantlab-allocator: $policy: invalid policy: hot.share must be > 0"
+}
+
+@test "a bad closed-loop policy (relative objective, minimum rise, probe interval) stops the allocator at start, in one line naming the key" {
+  local policy="$BATS_TEST_TMPDIR/policy.json"
+  local -a cases=(
+    '.hot.relative = 1 => invalid policy: hot.relative must be > 1'
+    '.hot.relative = 0.8 => invalid policy: hot.relative must be > 1'
+    '.hot.minRiseMs = -5 => invalid policy: hot.minRiseMs must be >= 0'
+    '.observe.windowS = 10 | .observe.probeIntervalMs = 15000 => invalid policy: observe.probeIntervalMs (15000 ms) is longer than observe.windowS (10 s)'
+    '.hot.objectiveMs = {"default": 100, "g7": 40} => hot.objectiveMs names group g7'
+  )
+  for c in "${cases[@]}"; do
+    jq "${c%% => *}" "$REPO/allocator/policy.json" >"$policy"
+    run timeout 30 env ALLOCATOR_POLICY_FILE="$policy" ALLOCATOR_PORT=0 node "$REPO/allocator/src/main.js"
+    assert_failure 2
+    assert_equal "${#lines[@]}" 1
+    assert_output --partial "tenantlab-allocator: $policy: ${c#* => }"
+  done
 }
 
 @test "DELETE /tenants removes the alias and the documents" {

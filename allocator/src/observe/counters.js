@@ -7,6 +7,8 @@
 //   Q|<index>, T|<index> the same for every search on the index (tagged or not), the
 //                       allocator's own probe searches (probe.js) left out
 //   W|<index>           documents indexed (indexing.index_total, primaries and replicas)
+//   I|<index>           milliseconds spent indexing them (indexing.index_time_in_millis)
+//   P|<index>           the probe searches' own query + fetch time (their cost, stated apart)
 //   R|<node>            searches the node's search thread pool rejected
 import { tenantOfStatsGroup } from '@tenantlab/contract/naming';
 import { PROBE_STATS_GROUP } from './probe.js';
@@ -24,6 +26,8 @@ export function indexCounters(stats, into = new Map()) {
     into.set(`Q|${index}`, (search?.query_total ?? 0) - (probe?.query_total ?? 0));
     into.set(`T|${index}`, ms(search) - ms(probe));
     into.set(`W|${index}`, ix.total?.indexing?.index_total ?? 0);
+    into.set(`I|${index}`, ix.total?.indexing?.index_time_in_millis ?? 0);
+    into.set(`P|${index}`, ms(probe));
     for (const [group, s] of Object.entries(search?.groups ?? {})) {
       const tenant = tenantOfStatsGroup(group);
       if (tenant === null) continue;

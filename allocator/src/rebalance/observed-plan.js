@@ -39,14 +39,14 @@ export function hotMove({ model, cost, hot, policy }) {
   placer.remove(hot.tenant);
   const dedicated = policy.hot.dedicated || fromIndex.kind === 'dedicated' ? true : undefined;
   const to = placer.place({ id: hot.tenant, documents: from.documents, traffic: from.traffic, group: target.group, dedicated });
-  const own = target.expected.find((e) => e.group === hot.group).search_ms_per_s_per_node;
-  const there = target.expected.find((e) => e.group === target.group).search_ms_per_s_per_node;
+  const own = target.expected.find((e) => e.group === hot.group).busy_ms_per_s_per_node;
+  const there = target.expected.find((e) => e.group === target.group).busy_ms_per_s_per_node;
   return {
     tenant: hot.tenant,
     from: { group: fromIndex.group, index: fromIndex.name },
     to: { group: to.group, index: to.index, new_index: Boolean(to.create), dedicated: to.kind === 'dedicated' },
     why:
-      `hot: ${hot.why}; ${target.group} is the least busy group (${there.before} ms/s of search per node against ${hot.group}'s ${own.before}); ` +
+      `hot: ${hot.why}; ${target.group} is the least busy group (${there.before} ms/s of search and indexing per node against ${hot.group}'s ${own.before}); ` +
       `expected after the move: ${hot.group} ${own.after}, ${target.group} ${there.after} ms/s per node`,
     evidence: hot,
     expected: target.expected,
@@ -83,6 +83,8 @@ function shifted(cost, tenant, from, to) {
   const groups = new Map([...cost.groups].map(([k, g]) => [k, { ...g }]));
   groups.get(from).search_ms_per_s -= t.search_ms_per_s;
   groups.get(to).search_ms_per_s += t.search_ms_per_s;
+  groups.get(from).index_ms_per_s = (groups.get(from).index_ms_per_s ?? 0) - (t.write_ms_per_s ?? 0);
+  groups.get(to).index_ms_per_s = (groups.get(to).index_ms_per_s ?? 0) + (t.write_ms_per_s ?? 0);
   const tenants = new Map(cost.tenants);
   tenants.set(tenant, { ...t, group: to });
   return { ...cost, groups, tenants };
@@ -95,7 +97,8 @@ const groupsView = (cost, { latency = true } = {}) =>
     nodes: g.nodes,
     search_ms_per_s: Math.round(g.search_ms_per_s * 10) / 10,
     search_ms_per_s_per_node: Math.round((g.search_ms_per_s / Math.max(1, g.nodes)) * 10) / 10,
-    ...(latency ? { latency_ms: g.latency_ms, objective_ms: g.objective_ms } : {}),
+    index_ms_per_s: Math.round((g.index_ms_per_s ?? 0) * 10) / 10,
+    ...(latency ? { p95_ms: g.p95_ms, signal: g.signal, objective_ms: g.objective_ms, baseline_p95_ms: g.baseline_p95_ms, relative_limit_ms: g.relative_limit_ms, missed: g.missed } : {}),
   }));
 
 const describe = (loads) => loads.map((l) => `${l.group} ${Math.round(l.load_per_node * 1000) / 1000}`).join(', ');

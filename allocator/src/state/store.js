@@ -1,11 +1,12 @@
-// The allocator's memory: tenants, the indices it manages and move jobs, kept in an index of
+// The allocator's memory: tenants, the indices it manages, move jobs and what it learned of the
+// groups (meta: their baseline latency, observe/baseline.js), kept in an index of
 // its own so that a restart (or a second process after a crash) picks up exactly where the
 // last one stopped. Reads are served from the in-memory copy; every change is written through
 // before the API answers (an acknowledged index operation is durable in the translog) and
 // load() refreshes before it reads, so no write has to wait for a refresh.
 import { scanPages } from '../es/scan.js';
 
-const kinds = ['tenant', 'index', 'job'];
+const kinds = ['tenant', 'index', 'job', 'meta'];
 
 export class StateStore {
   constructor(client, prefix) {
@@ -14,10 +15,11 @@ export class StateStore {
     this.tenants = new Map();
     this.indices = new Map();
     this.jobs = new Map();
+    this.meta = new Map();
   }
 
   #map(type) {
-    return { tenant: this.tenants, index: this.indices, job: this.jobs }[type];
+    return { tenant: this.tenants, index: this.indices, job: this.jobs, meta: this.meta }[type];
   }
 
   /** Creates the state index if missing; returns true when it already existed. */
@@ -79,6 +81,10 @@ export class StateStore {
 
   putJob(job) {
     return this.#put('job', job.id, job);
+  }
+
+  putMeta(key, data) {
+    return this.#put('meta', key, data);
   }
 
   async drop() {

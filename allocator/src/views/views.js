@@ -98,6 +98,7 @@ export class Views {
           .sort((a, b) => (a.name < b.name ? -1 : 1))
           .map((ix) => ({ name: ix.name, kind: ix.kind, shards: ix.shards, replicas: ix.replicas, tenants: tenantsPerIndex.get(ix.name) ?? 0, documents: indexDocs.get(ix.name) ?? 0 }));
         const l = loads.find((x) => x.group === g.name);
+        const c = snapshot.cost.groups.get(g.name);
         return {
           name: g.name,
           nodes: g.nodes,
@@ -106,8 +107,27 @@ export class Views {
           documents: indices.reduce((s, i) => s + i.documents, 0),
           load: round(l.load),
           load_per_node: round(l.perNode),
+          latency: c ? this.#latency(g.name, c) : null,
         };
       }),
+    };
+  }
+
+  /** A group's p95 against its two objectives, with the baseline it learned (GET /groups). */
+  #latency(group, c) {
+    const { hot } = this.policy;
+    return {
+      signal: c.signal,
+      p95_ms: c.p95_ms,
+      probe_p95_ms: c.probe_p95_ms,
+      load_p95_ms: c.load_p95_ms,
+      objective_ms: c.objective_ms,
+      relative: hot.relative,
+      min_rise_ms: hot.minRiseMs,
+      relative_limit_ms: c.relative_limit_ms,
+      meets_objective: c.meets_objective,
+      missed: c.missed,
+      baseline: this.observer.baselines.get(group, c.signal),
     };
   }
 
@@ -125,9 +145,10 @@ export class Views {
       window_s: cost.window_s,
       span_s: cost.span_s,
       cluster: snapshot.health,
-      groups: [...cost.groups.values()].map(({ queries, ...g }) => ({ ...g, shard_queries: queries })),
+      groups: [...cost.groups.values()].map(({ queries, ...g }) => ({ ...g, shard_queries: queries, baseline: this.observer.baselines.get(g.group, g.signal) })),
       hot: snapshot.hot,
-      top: [...cost.tenants.values()].sort((a, b) => b.search_ms_per_s - a.search_ms_per_s || (a.tenant < b.tenant ? -1 : 1)).slice(0, 10),
+      // the busiest by search and indexing time: a noisy writer shows among them too
+      top: [...cost.tenants.values()].sort((a, b) => b.search_ms_per_s + (b.write_ms_per_s ?? 0) - a.search_ms_per_s - (a.write_ms_per_s ?? 0) || (a.tenant < b.tenant ? -1 : 1)).slice(0, 10),
       auto: auto(),
     };
   }

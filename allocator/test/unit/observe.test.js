@@ -11,6 +11,7 @@ import { autoDecision } from '../../src/observe/auto-isolate.js';
 import { observedCost } from '../../src/observe/cost.js';
 import { indexCounters, nodeReadings } from '../../src/observe/counters.js';
 import { detectHot, headroomTarget } from '../../src/observe/hot.js';
+import { judgeObjective } from '../../src/observe/objective.js';
 import { observedEnough, observedModel, planObserved } from '../../src/rebalance/observed-plan.js';
 import { CounterWindow } from '../../src/observe/window.js';
 import { checkPolicyGroups, objectiveOf, parsePolicy } from '../../src/policy.js';
@@ -50,13 +51,13 @@ describe('counters from Elasticsearch answers', () => {
         'tl-products-g1-0001': {
           total: {
             search: { query_total: 110, query_time_in_millis: 420, fetch_time_in_millis: 110, groups: { 'tenant-a': { query_total: 60, query_time_in_millis: 300, fetch_time_in_millis: 50 }, other: { query_total: 1 }, 'tenantlab-probe': { query_total: 10, query_time_in_millis: 20, fetch_time_in_millis: 10 } } },
-            indexing: { index_total: 7 },
+            indexing: { index_total: 7, index_time_in_millis: 90 },
           },
         },
       },
     };
     const c = indexCounters(stats);
-    assert.deepEqual(Object.fromEntries(c), { 'Q|tl-products-g1-0001': 100, 'T|tl-products-g1-0001': 500, 'W|tl-products-g1-0001': 7, 'q|tl-products-g1-0001|a': 60, 't|tl-products-g1-0001|a': 350 });
+    assert.deepEqual(Object.fromEntries(c), { 'Q|tl-products-g1-0001': 100, 'T|tl-products-g1-0001': 500, 'W|tl-products-g1-0001': 7, 'I|tl-products-g1-0001': 90, 'P|tl-products-g1-0001': 30, 'q|tl-products-g1-0001|a': 60, 't|tl-products-g1-0001|a': 350 });
   });
 
   it('reads search rejections as counters and queue and CPU as gauges', () => {
@@ -67,8 +68,16 @@ describe('counters from Elasticsearch answers', () => {
   });
 });
 
+/** Each group judged on a p95 (absolute objectives of `policy`; `baselines` Map group -> ms makes a ready baseline). */
+function judgedOf(p95s, { baselines = new Map(), hot = policy.hot } = {}) {
+  return new Map(Object.entries(p95s).map(([g, p95]) => {
+    const b = baselines.has(g) ? { p95_ms: baselines.get(g), ready: true, stale: false } : null;
+    return [g, judgeObjective({ p95, signal: p95 === null ? null : 'probe', objectiveMs: hot.objectiveMs[g] ?? hot.objectiveMs.default, baseline: b, hot })];
+  }));
+}
+
 /** A two-group world: g1 = es-1, es-2 holding index i1; g2 = es-3, es-4 holding i2. */
-function world({ tenants, spanS = 60, g1Latency = 30, g2Latency = 5 }) {
+function world({ tenants, spanS = 60, g1P95 = 30, g2P95 = 5, g1Latency = 30, g2Latency = 5, baselines, hot, indexMs = {}, recent = new Map([['i1', new Map([['a', 120]])]]) }) {
   const increases = new Map();
   const serving = new Map();
   const totals = { i1: { q: 0, ms: 0 }, i2: { q: 0, ms: 0 } };
@@ -83,6 +92,7 @@ function world({ tenants, spanS = 60, g1Latency = 30, g2Latency = 5 }) {
   for (const [index, lat] of [['i1', g1Latency], ['i2', g2Latency]]) {
     increases.set(`Q|${index}`, totals[index].q);
     increases.set(`T|${index}`, totals[index].q * lat);
+    increases.set(`I|${index}`, indexMs[index] ?? 0);
   }
   increases.set('R|es-1', 12);
   return observedCost({
@@ -92,9 +102,10 @@ function world({ tenants, spanS = 60, g1Latency = 30, g2Latency = 5 }) {
     indexGroup: new Map([['i1', 'g1'], ['i2', 'g2']]),
     groups: [{ name: 'g1', nodes: ['es-1', 'es-2'] }, { name: 'g2', nodes: ['es-3', 'es-4'] }],
     gauges: new Map([['es-1', { queue: 4, active: 1, cpu_percent: 90 }], ['es-2', { queue: 0, active: 0, cpu_percent: 70 }]]),
-    recentWrites: new Map([['a', 120]]),
+    recentWrites: recent,
     observe: policy.observe,
-    objectiveOf: (g) => objectiveOf(policy, g),
+    signals: new Map([['g1', { probe_p95_ms: g1P95, probes: 60, load_p95_ms: null }], ['g2', { probe_p95_ms: g2P95, probes: 60, load_p95_ms: null }]]),
+    judged: judgedOf({ g1: g1P95, g2: g2P95 }, { baselines, hot }),
   });
 }
 
@@ -111,11 +122,14 @@ describe('observed cost', () => {
     assert.equal(a.write_rate, 2); // 120 products updated in a 60 s window
   });
 
-  it('gives each group its latency against its objective, queue, rejections and CPU', () => {
+  it('gives each group its p95 against its objective, shard latency, queue, rejections and CPU', () => {
     const g1 = cost.groups.get('g1');
     assert.equal(g1.latency_ms, 30);
+    assert.equal(g1.p95_ms, 30);
+    assert.equal(g1.signal, 'probe');
     assert.equal(g1.objective_ms, 10);
     assert.equal(g1.meets_objective, false);
+    assert.equal(g1.missed, 'absolute');
     assert.equal(g1.queue, 4);
     assert.equal(g1.rejected_per_s, 0.2);
     assert.equal(g1.cpu_percent, 80);
@@ -132,66 +146,74 @@ describe('hot-tenant detection', () => {
     assert.deepEqual(hot.map((h) => h.tenant), ['a']);
     const h = hot[0];
     assert.equal(h.group, 'g1');
-    assert.equal(h.group_latency_ms, 30);
+    assert.equal(h.kind, 'search');
+    assert.equal(h.crossed, 'absolute');
+    assert.equal(h.p95_ms, 30);
     assert.equal(h.objective_ms, 10);
     assert.equal(h.since, 'T0');
-    // the sentence says the same numbers as the fields
+    // the sentence says the same numbers as the fields: the share, the signal, both objectives
     assert.match(h.why, new RegExp(`${h.search_ms_per_s} of ${h.group_search_ms_per_s} ms/s`));
-    // the rest of g1: (19800 - 15000) ms over 60 shard queries = 80 ms, over the objective;
-    // the group's own average (30 ms) includes a's searches
-    assert.equal(h.neighbours_latency_ms, 80);
-    assert.match(h.why, /the rest of g1 answers in 80 ms per shard query against an objective of 10 ms/);
+    assert.match(h.why, /g1's p95 of the probe searches is 30 ms against an objective of 10 ms and no baseline yet \(absolute objective crossed\)/);
     assert.equal(detectHot(cost, policy.hot, { since: new Map([['a', 'T-1']]), now: 'T0' })[0].since, 'T-1');
   });
 
-  it("judges the neighbours' latency, not the group's average that the tenant's own cheap searches pull down", () => {
-    // a crawler: 2000 cheap shard queries (1 ms) beside neighbours at 40 ms: the group's average
-    // is under the objective (10 ms), the neighbours' is not
-    const increases = new Map([['q|i1|bot', 2000], ['t|i1|bot', 2000], ['q|i1|n', 100], ['t|i1|n', 4000], ['Q|i1', 2100], ['T|i1', 6000]]);
-    const cost = observedCost({
-      increases, spanS: 60, serving: new Map([['bot', { index: 'i1', group: 'g1' }], ['n', { index: 'i1', group: 'g1' }]]), indexGroup: new Map([['i1', 'g1']]),
-      groups: [{ name: 'g1', nodes: ['es-1'] }], observe: policy.observe, objectiveOf: (g) => objectiveOf(policy, g),
-    });
-    assert.equal(cost.groups.get('g1').meets_objective, true);
-    assert.equal(cost.tenants.get('bot').neighbours_latency_ms, 40);
-    assert.deepEqual(detectHot(cost, policy.hot).map((h) => h.tenant), ['bot']);
-  });
-
-  it("judges the objective on the group's probe searches when there are some", () => {
-    const probed = (ms) => observedCost({
-      increases: new Map([['q|i1|a', 600], ['t|i1|a', 600], ['q|i1|b', 60], ['t|i1|b', 60], ['Q|i1', 660], ['T|i1', 660]]),
-      spanS: 60, serving: new Map([['a', { index: 'i1', group: 'g1' }], ['b', { index: 'i1', group: 'g1' }]]), indexGroup: new Map([['i1', 'g1']]),
-      groups: [{ name: 'g1', nodes: ['es-1'] }], observe: policy.observe, objectiveOf: (g) => objectiveOf(policy, g), probes: new Map([['g1', ms]]),
-    });
-    // shard-level 1 ms everywhere, far under the objective (10 ms), but a probe takes 35 ms
-    const slow = probed(35);
-    assert.equal(slow.groups.get('g1').meets_objective, false);
-    const [h] = detectHot(slow, policy.hot);
+  it("flags on the relative objective: the group's p95 above relative x its own baseline, under the absolute one", () => {
+    const tenants = { a: { index: 'i1', queries: 600, ms: 15000 }, b: { index: 'i1', queries: 60, ms: 1200 }, c: { index: 'i2', queries: 60, ms: 300 } };
+    const hot = { ...policy.hot, objectiveMs: { default: 500 }, relative: 1.3, minRiseMs: 5 };
+    // baseline 20 ms: limit max(26, 25) = 26; 30 ms misses it
+    const cost = world({ tenants, g1P95: 30, baselines: new Map([['g1', 20]]), hot });
+    const g1 = cost.groups.get('g1');
+    assert.deepEqual([g1.baseline_p95_ms, g1.relative_limit_ms, g1.missed], [20, 26, 'relative']);
+    const [h] = detectHot(cost, hot);
     assert.equal(h.tenant, 'a');
-    assert.equal(h.probe_ms, 35);
-    assert.match(h.why, /a probe search on g1 takes 35 ms against an objective of 10 ms/);
-    assert.deepEqual(detectHot(probed(8), policy.hot), []);
+    assert.equal(h.crossed, 'relative');
+    assert.match(h.why, /30 ms against an objective of 500 ms and baseline 20 ms x 1.3 = 26 ms \(relative objective crossed\)/);
+    // 25 ms is within the limit: nothing
+    assert.deepEqual(detectHot(world({ tenants, g1P95: 25, baselines: new Map([['g1', 20]]), hot }), hot), []);
   });
 
-  it("shows the load's p95 per group beside the probe, without judging on it", () => {
-    const cost = (loadP95) => observedCost({
-      increases: new Map([['q|i1|a', 600], ['t|i1|a', 600], ['Q|i1', 600], ['T|i1', 600]]),
-      spanS: 60, serving: new Map([['a', { index: 'i1', group: 'g1' }]]), indexGroup: new Map([['i1', 'g1']]),
-      groups: [{ name: 'g1', nodes: ['es-1'] }, { name: 'g2', nodes: ['es-2'] }], observe: policy.observe,
-      objectiveOf: (g) => objectiveOf(policy, g), probes: new Map([['g1', 5]]), ...(loadP95 ? { loadP95 } : {}),
-    });
-    const shown = cost(new Map([['g1', 950.5]]));
-    assert.equal(shown.groups.get('g1').load_p95_ms, 950.5);
-    assert.equal(shown.groups.get('g2').load_p95_ms, null, 'no figure for a group the load did not reach');
-    assert.equal(shown.groups.get('g1').meets_objective, true, 'judged on the probe (5 ms), not on the load p95');
-    assert.equal(cost().groups.get('g1').load_p95_ms, null, 'no run scraped: no figure');
+  it("never counts an idle group's jitter: the rise must be at least hot.minRiseMs", () => {
+    const tenants = { a: { index: 'i1', queries: 600, ms: 15000 }, b: { index: 'i1', queries: 60, ms: 1200 } };
+    const hot = { ...policy.hot, objectiveMs: { default: 500 }, relative: 1.3, minRiseMs: 20 };
+    // 5 ms -> 9 ms is 1.8x, but 4 ms above: the limit is 5 + 20 = 25 ms
+    const cost = world({ tenants, g1P95: 9, baselines: new Map([['g1', 5]]), hot });
+    assert.equal(cost.groups.get('g1').relative_limit_ms, 25);
+    assert.deepEqual(detectHot(cost, hot), []);
+    assert.deepEqual(detectHot(world({ tenants, g1P95: 26, baselines: new Map([['g1', 5]]), hot }), hot).map((h) => h.crossed), ['relative']);
+  });
+
+  it("flags a noisy writer: its share of the group's indexing time while the group misses its objective", () => {
+    // a and b search alike (neither over the share); w re-writes its catalogue: 90% of i1's recent writes
+    const tenants = { a: { index: 'i1', queries: 100, ms: 1000 }, b: { index: 'i1', queries: 100, ms: 1000 }, d: { index: 'i1', queries: 100, ms: 1000 }, w: { index: 'i1', queries: 10, ms: 100 }, c: { index: 'i2', queries: 60, ms: 300 } };
+    const recent = new Map([['i1', new Map([['w', 9000], ['a', 1000]])]]);
+    const cost = world({ tenants, recent, indexMs: { i1: 60000, i2: 600 } });
+    const w = cost.tenants.get('w');
+    assert.equal(w.write_share_of_group, 0.9);
+    assert.equal(w.write_ms_per_s, 900); // 90% of 60000 ms over 60 s
+    assert.equal(cost.groups.get('g1').index_ms_per_s, 1000);
+    const [h] = detectHot(cost, policy.hot);
+    assert.deepEqual([h.tenant, h.kind, h.share], ['w', 'write', 0.9]);
+    assert.match(h.why, /w uses 90% of g1's indexing time \(900 of 1000 ms\/s/);
+    // it goes where there is least search and indexing time per node
+    assert.equal(headroomTarget(cost, 'w').group, 'g2');
+    // the same writes while g1 meets its objective: nothing
+    assert.deepEqual(detectHot(world({ tenants, recent, indexMs: { i1: 60000 }, g1P95: 8 }), policy.hot), []);
+  });
+
+  it("judges what the shoppers feel: the load's p95 when a run is scraped, else the probe's", async () => {
+    const { judgedSignal } = await import('../../src/observe/objective.js');
+    assert.deepEqual(judgedSignal({ loadP95: 950.5, probe: { p95_ms: 20, count: 60 } }), { signal: 'load', p95_ms: 950.5 });
+    assert.deepEqual(judgedSignal({ loadP95: null, probe: { p95_ms: 20, count: 60 } }), { signal: 'probe', p95_ms: 20 });
+    assert.deepEqual(judgedSignal({ loadP95: null, probe: { p95_ms: 20, count: 2 } }), { signal: null, p95_ms: null }, 'too few probes for a p95');
+    const j = judgeObjective({ p95: null, signal: null, objectiveMs: 100, baseline: null, hot: policy.hot });
+    assert.equal(j.meets_objective, null);
   });
 
   it('flags nothing when load is spread, when the group meets its objective, or with too few searches', () => {
     const spread = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`s${i}`, { index: 'i1', queries: 100, ms: 1000 }]));
     assert.deepEqual(detectHot(world({ tenants: spread }), policy.hot), []);
     const oneHot = { a: { index: 'i1', queries: 600, ms: 15000 }, b: { index: 'i1', queries: 60, ms: 1200 } };
-    assert.deepEqual(detectHot(world({ tenants: oneHot, g1Latency: 9 }), policy.hot), []);
+    assert.deepEqual(detectHot(world({ tenants: oneHot, g1P95: 9 }), policy.hot), []);
     assert.deepEqual(detectHot(world({ tenants: oneHot, spanS: 20 }), policy.hot), [], 'a window less than half full is not judged');
     assert.deepEqual(detectHot(world({ tenants: { a: { index: 'i1', queries: 5, ms: 500 }, b: { index: 'i1', queries: 1, ms: 1 } } }), policy.hot), []);
   });
@@ -226,18 +248,19 @@ describe('the observed plan', () => {
     const g2 = cost.groups.get('g2');
     const a = cost.tenants.get('a');
     const perNode = (x) => Math.round((x / 2) * 10) / 10;
-    const e1 = m.expected.find((e) => e.group === 'g1').search_ms_per_s_per_node;
-    const e2 = m.expected.find((e) => e.group === 'g2').search_ms_per_s_per_node;
+    const e1 = m.expected.find((e) => e.group === 'g1').busy_ms_per_s_per_node;
+    const e2 = m.expected.find((e) => e.group === 'g2').busy_ms_per_s_per_node;
     assert.deepEqual(e1, { before: perNode(g1.search_ms_per_s), after: perNode(g1.search_ms_per_s - a.search_ms_per_s) });
     assert.deepEqual(e2, { before: perNode(g2.search_ms_per_s), after: perNode(g2.search_ms_per_s + a.search_ms_per_s) });
     assert.ok(m.why.includes(`expected after the move: g1 ${e1.after}, g2 ${e2.after} ms/s per node`), m.why);
-    assert.ok(m.why.includes(`${e2.before} ms/s of search per node against g1's ${e1.before}`), m.why);
+    assert.ok(m.why.includes(`${e2.before} ms/s of search and indexing per node against g1's ${e1.before}`), m.why);
+    assert.ok(m.why.startsWith(`hot: ${hot[0].why}`), "the move carries the flag's own lines");
     assert.deepEqual(m.evidence, hot[0]);
     assert.equal(headroomTarget(cost, 'c'), null, "g1 is busier than c's own group: nothing to gain");
   });
 
   it('without hot tenants balances by measured search time instead of declared weights', () => {
-    const quiet = world({ tenants, g1Latency: 5 });
+    const quiet = world({ tenants, g1P95: 5 });
     assert.deepEqual(detectHot(quiet, policy.hot), []);
     const m2 = observedModel(model, quiet);
     // measured search time, scaled to the declared total (3)
@@ -304,18 +327,37 @@ describe('auto-isolation guards', () => {
 
 describe('policy values for observation', () => {
   it('rejects negative or zero thresholds and objectives, each with one line', () => {
-    assert.throws(() => parsePolicy({ ...basePolicy, hot: { share: -0.1 } }), /hot\/share must be > 0/);
-    assert.throws(() => parsePolicy({ ...basePolicy, hot: { share: 1.5 } }), /hot\/share must be <= 1/);
-    assert.throws(() => parsePolicy({ ...basePolicy, hot: { objectiveMs: { g1: -5 } } }), /objectiveMs\/g1 must be > 0/);
+    assert.throws(() => parsePolicy({ ...basePolicy, hot: { share: -0.1 } }), /hot\.share must be > 0/);
+    assert.throws(() => parsePolicy({ ...basePolicy, hot: { share: 1.5 } }), /hot\.share must be <= 1/);
+    assert.throws(() => parsePolicy({ ...basePolicy, hot: { objectiveMs: { g1: -5 } } }), /objectiveMs\.g1 must be > 0/);
     assert.throws(() => parsePolicy({ ...basePolicy, auto: { coolDownS: -1 } }), /coolDownS must be >= 0/);
     assert.throws(() => parsePolicy({ ...basePolicy, observe: { windowS: 1 } }), /windowS must be >= 10/);
   });
 
-  it('defaults: auto-isolation off, a default objective, a 60 s window', () => {
+  it('defaults: auto-isolation off, a default objective, a 60 s window, a relative objective', () => {
     const p = parsePolicy(basePolicy);
     assert.equal(p.auto.enabled, false);
     assert.equal(objectiveOf(p, 'g7'), 100);
     assert.equal(p.observe.windowS, 60);
+    assert.deepEqual([p.observe.probeIntervalMs, p.hot.relative, p.hot.minRiseMs, p.hot.baselineS], [1000, 1.3, 20, 600]);
+  });
+
+  it('rejects a relative objective of 1 or less, a negative minimum rise, a window shorter than the probe interval, each naming its key', () => {
+    const one = (raw) => {
+      try {
+        parsePolicy({ ...basePolicy, ...raw }, 'policy.json');
+      } catch (err) {
+        assert.equal(err.message.split('\n').length, 1);
+        return err.message;
+      }
+      return 'accepted';
+    };
+    assert.equal(one({ hot: { relative: 1 } }), 'policy.json: invalid policy: hot.relative must be > 1');
+    assert.equal(one({ hot: { relative: 0.5 } }), 'policy.json: invalid policy: hot.relative must be > 1');
+    assert.equal(one({ hot: { minRiseMs: -1 } }), 'policy.json: invalid policy: hot.minRiseMs must be >= 0');
+    assert.match(one({ observe: { windowS: 10, probeIntervalMs: 20000 } }), /^policy.json: invalid policy: observe.probeIntervalMs \(20000 ms\) is longer than observe.windowS \(10 s\)/);
+    assert.match(one({ observe: { windowS: 120 }, hot: { baselineS: 60 } }), /hot.baselineS \(60 s\) is shorter than observe.windowS \(120 s\)/);
+    assert.equal(one({ hot: { relative: 1.01, minRiseMs: 0 } }), 'accepted');
   });
 
   it('rejects an objective for a group the lab does not have, naming it', () => {

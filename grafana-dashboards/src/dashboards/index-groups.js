@@ -45,6 +45,7 @@ export default () => dashboard({
       unit: units.Seconds,
     }),
   ),
+  ...line(shared.groupObjectives()),
   perGroup(timeseries('Search queries/s per node: $group',
     q(onGroupNodes('sum by (name) (rate(elasticsearch_indices_search_query_total[$__rate_interval]))'), '{{name}}'), {
       description: 'One panel per index group (repeated over the Index group variable).',

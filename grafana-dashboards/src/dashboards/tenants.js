@@ -65,15 +65,7 @@ export default () => dashboard({
     }),
   ),
   ...line(
-    timeseries('Group latency against its objective',
-      [
-        q('max by (index_group) (tenantlab_group_probe_latency_ms{index_group=~"$group"})', '{{index_group}} probe'),
-        q('max by (index_group) (tenantlab_group_search_latency_objective_ms{index_group=~"$group"})', '{{index_group}} objective'),
-        q('max by (index_group) (tenantlab_group_search_latency_ms{index_group=~"$group"})', '{{index_group}} shard query'),
-      ], {
-        description: "The allocator's probe search on each group (mean over its window, queueing included), the objective it is judged against (policy hot.objectiveMs), and the shard-level query + fetch time.",
-        unit: units.Milliseconds,
-      }),
+    shared.groupObjectives(),
     timeseries('Search queue and rejections by group',
       [q('max by (index_group) (tenantlab_group_search_queue{index_group=~"$group"})', '{{index_group}} queued'), q('max by (index_group) (tenantlab_group_search_rejected_per_second{index_group=~"$group"})', '{{index_group}} rejected/s')]),
     timeseries('Write rate per tenant (top 10)',

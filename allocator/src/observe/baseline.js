@@ -1,0 +1,73 @@
+// Each group's own normal latency, for the relative objective (hot.relative): the median of the
+// p95s the observer judged the group by over a trailing window (hot.baselineS, default 10 min),
+// counting only observations in which the group had shoppers to judge (enough searches in the
+// window) and no tenant of the group was flagged. The median, because the first observations of
+// a burst, before it is flagged, must not drag the normal up; a trailing window, because a group
+// that really grows busier (more shoppers, no noisy store) should become the new normal.
+//
+// One baseline per group and signal: the shoppers' own p95 (load) and the probe's differ in
+// scale, and a group is compared only with a baseline of the signal it is judged by now. It is
+// ready once its samples span one observation window; until then only the absolute objective
+// counts. The samples are persisted with the allocator's state (state/store.js, a few times a
+// minute), so a restarted allocator keeps its groups' normal; when all its samples have aged out
+// during a long stop, the last baseline it had stays in use, marked `stale`, until a new one is
+// ready.
+import { percentile } from './probe.js';
+
+const r1 = (x) => Math.round(x * 10) / 10;
+
+export class Baselines {
+  /** windowMs: trailing window; readyMs: the span of samples before a baseline counts. */
+  constructor({ windowMs, readyMs, saved = null }) {
+    Object.assign(this, { windowMs, readyMs });
+    this.samples = new Map(); // `${group}|${signal}` -> [{ at, p95 }]
+    this.last = new Map(); // `${group}|${signal}` -> the last ready baseline (fallback after a long stop)
+    if (saved) this.restore(saved);
+  }
+
+  /** Records a judged p95 of `group` at `at` (ms) when `learn`; drops samples out of the window. */
+  add(at, group, signal, p95, learn) {
+    const key = `${group}|${signal}`;
+    const kept = (this.samples.get(key) ?? []).filter((s) => s.at > at - this.windowMs);
+    if (learn && Number.isFinite(p95)) kept.push({ at, p95 });
+    this.samples.set(key, kept);
+    const b = this.#compute(group, signal, kept);
+    if (b.ready) this.last.set(key, b);
+  }
+
+  /** The baseline of `group` for `signal`: { p95_ms, signal, samples, span_s, ready, stale, learned_at } or null. */
+  get(group, signal) {
+    if (!signal) return null;
+    const key = `${group}|${signal}`;
+    const b = this.#compute(group, signal, this.samples.get(key) ?? []);
+    if (b.ready) return b;
+    const last = this.last.get(key);
+    return last ? { ...last, stale: true } : b.samples ? b : null;
+  }
+
+  #compute(group, signal, kept) {
+    const span = kept.length > 1 ? kept.at(-1).at - kept[0].at : 0;
+    const median = percentile(kept.map((s) => s.p95), 0.5);
+    return {
+      group,
+      signal,
+      p95_ms: median === null ? null : r1(median),
+      samples: kept.length,
+      span_s: Math.round(span / 1000),
+      window_s: Math.round(this.windowMs / 1000),
+      ready: median !== null && span >= this.readyMs,
+      stale: false,
+      learned_at: kept.length ? new Date(kept.at(-1).at).toISOString() : null,
+    };
+  }
+
+  /** What the state store keeps: samples inside the window and the last ready baselines. */
+  toJSON() {
+    return { samples: Object.fromEntries(this.samples), last: Object.fromEntries(this.last) };
+  }
+
+  restore(saved) {
+    for (const [k, v] of Object.entries(saved.samples ?? {})) if (Array.isArray(v)) this.samples.set(k, v.filter((s) => Number.isFinite(s?.at) && Number.isFinite(s?.p95)));
+    for (const [k, v] of Object.entries(saved.last ?? {})) if (Number.isFinite(v?.p95_ms)) this.last.set(k, v);
+  }
+}

@@ -1,0 +1,91 @@
+// A group's own normal (baseline.js) and the probe's p95 (probe.js): what the relative objective
+// compares with, how it learns, what it refuses to learn and how it survives a restart.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Baselines } from '../../src/observe/baseline.js';
+import { percentile, probeBody, ProbeWindow } from '../../src/observe/probe.js';
+import { SEARCH_FIELDS } from '@tenantlab/contract/storefront';
+
+describe('baseline', () => {
+  const make = () => new Baselines({ windowMs: 600000, readyMs: 30000 });
+
+  it('is the median of the healthy p95s over the trailing window, ready once they span readyMs', () => {
+    const b = make();
+    for (let s = 0; s <= 20; s += 5) b.add(s * 1000, 'g1', 'probe', 30 + s, true);
+    assert.equal(b.get('g1', 'probe').ready, false, '20 s of samples: still learning');
+    b.add(30000, 'g1', 'probe', 40, true);
+    const got = b.get('g1', 'probe');
+    assert.deepEqual([got.ready, got.p95_ms, got.samples, got.span_s], [true, 40, 6, 30]);
+  });
+
+  it('does not learn while a tenant of the group is flagged, nor the first slow observations of a burst', () => {
+    const b = make();
+    for (let s = 0; s <= 60; s += 5) b.add(s * 1000, 'g1', 'probe', 30, true);
+    // a burst: two slow observations before the flag (learned), then flagged (not learned)
+    b.add(65000, 'g1', 'probe', 90, true);
+    b.add(70000, 'g1', 'probe', 95, true);
+    for (let s = 75; s <= 200; s += 5) b.add(s * 1000, 'g1', 'probe', 120, false);
+    assert.equal(b.get('g1', 'probe').p95_ms, 30, 'the median keeps the onset out');
+  });
+
+  it('forgets what is older than its window, so a group that really grows busier gets a new normal', () => {
+    const b = new Baselines({ windowMs: 60000, readyMs: 10000 });
+    for (let s = 0; s <= 60; s += 5) b.add(s * 1000, 'g1', 'probe', 30, true);
+    for (let s = 65; s <= 200; s += 5) b.add(s * 1000, 'g1', 'probe', 60, true);
+    assert.equal(b.get('g1', 'probe').p95_ms, 60);
+  });
+
+  it('keeps one baseline per signal: the probe and the shoppers differ in scale', () => {
+    const b = make();
+    for (let s = 0; s <= 40; s += 5) {
+      b.add(s * 1000, 'g1', 'probe', 30, true);
+      b.add(s * 1000, 'g1', 'load', 150, true);
+    }
+    assert.equal(b.get('g1', 'probe').p95_ms, 30);
+    assert.equal(b.get('g1', 'load').p95_ms, 150);
+    assert.equal(b.get('g1', null), null);
+    assert.equal(b.get('g2', 'probe'), null);
+  });
+
+  it('survives a restart: restored from what the state keeps, and the last one stays (stale) after a long stop', () => {
+    const b = make();
+    for (let s = 0; s <= 40; s += 5) b.add(s * 1000, 'g1', 'probe', 30, true);
+    const saved = JSON.parse(JSON.stringify(b.toJSON()));
+    const again = new Baselines({ windowMs: 600000, readyMs: 30000, saved });
+    assert.equal(again.get('g1', 'probe').p95_ms, 30);
+    assert.equal(again.get('g1', 'probe').ready, true);
+    // an hour later every sample has aged out: the last baseline is kept, marked stale
+    again.add(3600000, 'g1', 'probe', 500, false);
+    const stale = again.get('g1', 'probe');
+    assert.deepEqual([stale.p95_ms, stale.stale], [30, true]);
+  });
+});
+
+describe('probe', () => {
+  it("keeps a window of timings and gives each group's nearest-rank p95 with its count", () => {
+    const w = new ProbeWindow(10000);
+    for (let i = 1; i <= 20; i += 1) w.add(i * 100, new Map([['g1', { ms: i, tenant: 't' }], ['g2', { ms: null, tenant: 'u' }]]));
+    assert.deepEqual(w.p95s().get('g1'), { p95_ms: 19, count: 20 });
+    assert.equal(w.p95s().has('g2'), false, 'a failed probe is no figure');
+    assert.deepEqual([w.sent, w.failed], [40, 20]);
+    w.add(20000, new Map([['g1', { ms: 5, tenant: 't' }]]));
+    assert.deepEqual(w.p95s().get('g1'), { p95_ms: 5, count: 1 }, 'samples older than the window are gone');
+    assert.equal(percentile([], 0.95), null);
+  });
+
+  it("is shaped like the storefront's requests: faceted category pages and text searches on the .partial fields, by turns", () => {
+    const page = probeBody(2, ['Home', 'Home/Kitchen']);
+    assert.equal(page.size, 24);
+    assert.deepEqual(Object.keys(page.aggs), ['brands', 'colors', 'sizes', 'price', 'rating']);
+    assert.ok(page.sort);
+    // one of the store's own categories, rotating; the whole store when its categories are unknown
+    assert.deepEqual(page.query.bool.filter[0], { term: { categories: 'Home/Kitchen' } });
+    assert.deepEqual(probeBody(0, []).query.bool.filter, [{ term: { is_visible: true } }]);
+    const text = probeBody(1);
+    const q = text.query.bool.must[0].simple_query_string;
+    assert.deepEqual(q.fields, SEARCH_FIELDS);
+    assert.ok(q.fields.some((f) => f.endsWith('.partial')));
+    assert.match(q.query, /^[a-z]{2,}$/);
+    assert.notEqual(probeBody(3).query.bool.must[0].simple_query_string.query, q.query, 'the words rotate');
+  });
+});
