@@ -135,7 +135,7 @@ experiments: ## List the experiments: name, hypothesis, source, expected directi
 experiment: ## Run NAME= [QUICK=1] [REPEAT=N] [LAB=own|running]: repeated, interleaved runs; table, verdict, report
 	@scripts/experiment run
 
-demo: ## The noisy neighbour, live on the running lab (~5 min; QUICK=1 under 2 min): a bot floods one store, the allocator flags and moves it; report at the end
+demo: ## The noisy neighbour, live on the running lab (~5 min; QUICK=1 under 2 min; REPEAT=N repetitions, default 1): a bot floods one store, the allocator flags and moves it; at the end how often it did, and the report
 	@scripts/experiment demo
 
 watch: ## Live terminal view: groups side by side (search rate, latency vs objective, queue, CPU), hottest tenants, moves; q quits [URL= another allocator, e.g. the demo's]

@@ -8,15 +8,18 @@ views/s: arrivals on a schedule, latency from the intended start, late arrivals 
 closed model (VUS= shoppers, THINK_MS= between page views, like a JMeter thread group). Tenants
 and their aliases in the variant measured come from TENANTS_FILE (the runner writes it).
 
-A burst (BOT_TENANT= one store, BURST_AT= into the measured window, BURST_FOR= long, BOT_RATE=
-pages/s): the bot's crawler on that store as a scenario of its own (`burst`), never in the
-figures; every shopper's request is then tagged phase=before|during|after the burst.
+A burst (BOT_TENANT= one store, BURST_AT= into the measured window, BURST_FOR= long) as a
+scenario of its own (`burst`), never in the figures; every shopper's request is then tagged
+phase=before|during|after the burst. BURST_KIND=bot (the default): the bot's crawler on that store
+at BOT_RATE= pages/s. BURST_KIND=resubmit: the store's whole catalogue written back in a loop
+(lib/resubmit.py, through its alias only) by BURST_WRITERS= concurrent loops (2) in bulks of
+BURST_BULK= documents (500), stopping at the burst's end: the noisy writer.
 
 The only threshold is the cross-tenant rule (exit 99, figures still count): an experiment
 measures, its verdict is computed by the runner."""
 import random
 
-from lib import config
+from lib import config, resubmit
 from lib.arrivals import ramp
 from lib.run import LoadRun
 from lib.shop import Crawler, Shopper, bot_plan
@@ -32,6 +35,7 @@ BOT_TENANT = config.env("BOT_TENANT", "")
 BOT_RATE = config.env_number("BOT_RATE", 30, minimum=1)
 BURST_AT = config.env_seconds("BURST_AT", "0s")
 BURST_FOR = config.env_seconds("BURST_FOR", "0s")
+BURST = resubmit.settings()  # BURST_KIND, BURST_WRITERS, BURST_BULK
 WARM_S = RAMP_UP + WARMUP
 # where the burst lies, in seconds since the run started
 BURST_FROM = WARM_S + BURST_AT
@@ -51,7 +55,12 @@ def phase(t):
 def setup(run):
     tenants, everyone = load(run.pool)
     data = {"tenants": tenants, "all": everyone, "shoppers": [Shopper(run, tenants, weighted_picker(tenants)) for _ in range(max(1, VUS))]}
-    if BOT_TENANT:
+    if BOT_TENANT and BURST["kind"] == "resubmit":
+        t = next((x for x in tenants if x["id"] == BOT_TENANT), None)
+        if not t:
+            raise config.ConfigError(f"BOT_TENANT={BOT_TENANT}: not among the stores of TENANTS_FILE; its catalogue cannot be re-submitted")
+        data["writer"] = resubmit.Resubmitter(run, t, BURST["writers"], BURST["bulk_size"], "burst", until_s=BURST_TO)
+    elif BOT_TENANT:
         t, pages = bot_plan(tenants, BOT_TENANT, config.env_number("BOT_MAX_PAGES", 50, minimum=1, integer=True))
         data["crawler"] = Crawler(run, t, pages, scenario="burst")
     return data
@@ -71,7 +80,11 @@ if RATE:
 else:
     users = VUS or 8
     run.closed("shoppers", users, WARM_S + MEASURE, page_view, think=(lambda: THINK_MS * (0.5 + random.random()) / 1000) if THINK_MS else None, ramp_s=RAMP_UP)
-if BOT_TENANT:
+if BOT_TENANT and BURST["kind"] == "resubmit":
+    # closed: each writer sends its next bulk when the last is answered, from the burst's start
+    # to its end (a page read after the end is not written)
+    run.closed("burst", BURST["writers"], BURST_FOR, lambda intended: run.data["writer"].step(intended), start_s=BURST_FROM)
+elif BOT_TENANT:
     up = max(1.0, round(BURST_FOR * 0.2))
     run.open("burst", ramp(BOT_RATE, up, max(1.0, BURST_FOR - 2 * up), up, start_rate=1), BURST_FOR,
              lambda intended: run.data["crawler"].crawl(intended), cap=max(20, int(BOT_RATE * 2)), start_s=BURST_FROM)

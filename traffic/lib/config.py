@@ -20,7 +20,7 @@ def env(key, default=None):
     return default if v is None or v == "" else v
 
 
-def env_number(key, default, minimum=0.0, integer=False):
+def env_number(key, default, minimum=0.0, integer=False, maximum=None):
     raw = env(key)
     if raw is None:
         return default
@@ -28,9 +28,18 @@ def env_number(key, default, minimum=0.0, integer=False):
         n = float(raw)
     except ValueError:
         n = float("nan")
-    if n != n or n < minimum or (integer and not n.is_integer()):
-        raise ConfigError(f"{key}={raw}: want {'a whole number' if integer else 'a number'} >= {minimum:g}")
+    if n != n or n < minimum or (maximum is not None and n > maximum) or (integer and not n.is_integer()):
+        bound = f"from {minimum:g} to {maximum:g}" if maximum is not None else f">= {minimum:g}"
+        raise ConfigError(f"{key}={raw}: want {'a whole number' if integer else 'a number'} {bound}")
     return int(n) if integer else n
+
+
+def env_choice(key, default, choices):
+    """One of a few words (BURST_KIND=bot|resubmit); ConfigError naming them otherwise."""
+    v = env(key, default)
+    if v not in choices:
+        raise ConfigError(f"{key}={v}: want one of {', '.join(choices)}")
+    return v
 
 
 def env_list(key):

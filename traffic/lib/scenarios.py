@@ -1,17 +1,14 @@
 """The make-load scenarios as building blocks: each adds itself to a LoadRun with its settings
 and thresholds, so a locustfile is one scenario (storefront.py, bot.py, writes.py) or several
 (mixed.py) without a copy."""
-import json
 import random
 import time
-from datetime import datetime, timezone
 
 from . import config
 from .arrivals import ramp
-from .checks import check_bulk
-from .client import NDJSON
-from .contract import action_line, bulk_action, document_id
+from .contract import document_id
 from .queries import pick
+from .resubmit import bulk, resubmit_page, touched
 from .shop import Crawler, Shopper, bot_plan, search, tags_of
 from .tenants import TENANT, weighted_picker
 
@@ -79,22 +76,8 @@ def check_bot_tenant(run):
 # Whole documents only (no _update), _id "<tenant>:<product>", version = updated_at in epoch ms
 # with version_type=external_gte; current documents are read with an ids query (never GET _doc),
 # searches carry the tenant's stats group. So they stay safe while the allocator moves a tenant.
-
-def _epoch_ms(v):
-    if isinstance(v, (int, float)):
-        return int(v)
-    try:
-        return int(datetime.fromisoformat(str(v).replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
-        return 0
-
-
-def _touched(doc):
-    """The document with a new updated_at (never older than what is stored), in the same format."""
-    now = max(int(time.time() * 1000), _epoch_ms(doc.get("updated_at")) + 1)
-    stamp = now if isinstance(doc.get("updated_at"), (int, float)) else \
-        datetime.fromtimestamp(now / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    return {**doc, "updated_at": stamp}, now
+# The contract's writes (touched, bulk) and a catalogue page are lib/resubmit.py's, shared with
+# the experiments' write-heavy burst.
 
 
 def _price_inventory_update(src):
@@ -110,23 +93,6 @@ def _price_inventory_update(src):
     if isinstance(d.get("variants"), list):
         d["variants"] = [{**v, "inventory_level": random.randrange(50) if isinstance(v.get("inventory_level"), (int, float)) else v.get("inventory_level")} for v in d["variants"]]
     return d
-
-
-def _bulk(run, t, items, query_type, scenario, intended):
-    """One _bulk through the alias of [(id, doc, version)], checked and counted."""
-    if not items:
-        return
-    body = "".join(f"{action_line(bulk_action(id=i, version=v))}\n{json.dumps(d, separators=(',', ':'))}\n" for i, d, v in items)
-    tags = tags_of(t, query_type, scenario)
-    a = run.pool.request("POST", f"{config.ES_URL}/{t['alias']}/_bulk", body, NDJSON, timeout=60)
-    ended = time.time()
-    parsed, failed = check_bulk(run.recorder, a, len(items))
-    run.recorder.request(tags, intended, ended, a.status == 200, a.status, a.error, length=len(a.body), check_failed=failed)
-    if parsed and parsed.get("items"):
-        conflicts = sum(1 for x in parsed["items"] if (x.get("index") or {}).get("status") == 409)
-        run.recorder.count("products_written", len(parsed["items"]) - conflicts, tags)
-        if conflicts:
-            run.recorder.count("products_superseded", conflicts, tags)
 
 
 def writes(run):
@@ -154,9 +120,9 @@ def writes(run):
             return
         items = []
         for h in body["hits"]["hits"]:
-            doc, version = _touched(_price_inventory_update(h["_source"]))
+            doc, version = touched(_price_inventory_update(h["_source"]))
             items.append((h["_id"], doc, version))
-        _bulk(run, t, items, "bulk_update", "writes", time.time())
+        bulk(run, t, items, "bulk_update", "writes", time.time())
 
     run.open("writes", write_rate, DURATION_S, update, cap=max(4, int(write_rate * 4)))
     run.thresholds.append(("http_req_duration{scenario:writes}", "p(95)", "<", p95))
@@ -167,23 +133,13 @@ def writes(run):
 
     def resubmit(_intended):
         for t in run.data["resubmit"]:
-            after, pages = None, 0
+            cursor, pages = {"after": None}, 0
             while run.elapsed() < DURATION_S:
-                q = {"size": bulk_size, "sort": [{"product_id": "asc"}], "query": {"match_all": {}}}
-                if after:
-                    q["search_after"] = after
-                body = search(run, t, q, "scan", tags_of(t, "scan", "resubmit"), time.time())
-                hits = (body or {}).get("hits", {}).get("hits", [])
-                if not hits:
+                n = resubmit_page(run, t, cursor, bulk_size, "resubmit")
+                if not n:
                     break
-                items = []
-                for h in hits:
-                    doc, version = _touched(h["_source"])
-                    items.append((h["_id"], doc, version))
-                _bulk(run, t, items, "bulk_resubmit", "resubmit", time.time())
-                after = hits[-1].get("sort")
                 pages += 1
-                if len(hits) < bulk_size:
+                if n < bulk_size:
                     break
             print(f"writes: re-submitted the catalog of {t['id']} ({pages} bulks of up to {bulk_size})", flush=True)
 

@@ -21,3 +21,18 @@ def test_loopback_only():
             checked_url("ES_URL", bad)
     # an external cluster the user named: anywhere
     assert checked_url("ES_URL", "https://search.example.com:9243", external=True)
+
+
+def test_numbers_and_choices_from_the_environment(monkeypatch):
+    from lib.config import env_choice, env_number
+    monkeypatch.setenv("N", "3")
+    assert env_number("N", 1, minimum=1, maximum=8, integer=True) == 3
+    monkeypatch.setenv("N", "12")
+    with pytest.raises(ConfigError, match=r"^N=12: want a whole number from 1 to 8$"):
+        env_number("N", 1, minimum=1, maximum=8, integer=True)
+    monkeypatch.delenv("N")
+    assert env_number("N", 5, maximum=1) == 5, "the default is not checked"
+    assert env_choice("KIND", "bot", ("bot", "resubmit")) == "bot"
+    monkeypatch.setenv("KIND", "Bot")
+    with pytest.raises(ConfigError, match=r"^KIND=Bot: want one of bot, resubmit$"):
+        env_choice("KIND", "bot", ("bot", "resubmit"))

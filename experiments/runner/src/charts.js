@@ -140,12 +140,14 @@ export async function burstTimeline(results) {
   }
   if (!rows.some((r) => r.kind === 'p95')) return null;
   const shown = [...new Set(rows.map((r) => r.variant))];
+  // what the burst was: a search bot's crawl, or a whole catalogue written back (noisy-writer)
+  const what = results.variants.some((v) => v.burst?.kind === 'resubmit') ? 'the catalogue re-submission of one odd store' : 'the search-bot burst on one odd store';
   return renderSvg({
     title: {
       text: `${results.experiment}: p95 per store half over the measured window`,
       subtitle: rows.some((r) => r.kind === 'move')
-        ? 'orange: the search-bot burst on one odd store; red line: the allocator flags it; blue: its move; one line per repetition'
-        : 'shaded: the search-bot burst on one odd store; one line per repetition',
+        ? `orange: ${what}; red line: the allocator flags it; blue: its move; one line per repetition`
+        : `shaded: ${what}; one line per repetition`,
     },
     data: { values: rows },
     facet: { row: { field: 'variant', type: 'nominal', sort: shown, title: null } },

@@ -57,16 +57,23 @@ const SOURCE_KEYS = ['title', 'url', 'table', 'setup', 'notes', 'published'];
 const DATASET_KEYS = ['profile', 'scale', 'seed', 'quick'];
 const DATASET_QUICK_KEYS = ['profile', 'scale', 'seed'];
 const VARIANT_KEYS = ['name', 'label', 'lab', 'burst', 'isolate', ...Object.keys(SETTINGS)];
-// A search-bot burst on one odd store during the measured window (the load engine's crawler,
-// traffic/experiment.py's burst scenario):
+// A burst on one odd store during the measured window (traffic/experiment.py's burst scenario):
+// kind bot, a search bot crawling it at `rate` pages/s (the noisy neighbour); kind resubmit, its
+// whole catalogue written back in a loop by `writers` concurrent loops in bulks of `bulk_size`
+// (BigCommerce's daily re-submission, the noisy writer): as fast as the bulks are answered, so no rate.
 // from and to as fractions of the window, so QUICK's short window keeps the same shape
-const BURST_KEYS = ['from', 'to', 'rate', 'store'];
+const BURST_KEYS = ['kind', 'from', 'to', 'rate', 'store', 'writers', 'bulk_size'];
+const BURST_KINDS = ['bot', 'resubmit'];
 const BURST_STORES = ['biggest', 'smallest'];
-// The closed loop (the noisy-neighbour experiment): the variant's stores are placed by a real
-// allocator the runner starts, whose auto-isolation moves the store it finds hot; the values are
-// its policy (allocator/policy.json observe, hot, auto) for the run. `settle`: after the move,
+const RESUBMIT_KEYS = ['writers', 'bulk_size'];
+// The closed loop (the noisy-neighbour and noisy-writer experiments): the variant's stores are
+// placed by a real allocator the runner starts, whose auto-isolation moves the store it finds
+// hot; the values are its policy (allocator/policy.json observe, hot, auto) for the run.
+// `relative`, `min_rise_ms`, `baseline`: the relative objective (a p95 above relative x the
+// group's learned baseline, by at least min_rise_ms); `probe_interval`: how often the allocator
+// probes each group. Left out, the allocator's own default applies. `settle`: after the move,
 // how long before the neighbours' "after" figures start.
-const ISOLATE_KEYS = ['auto', 'window', 'share', 'objective_ms', 'cool_down', 'interval', 'settle'];
+const ISOLATE_KEYS = ['auto', 'window', 'share', 'objective_ms', 'relative', 'min_rise_ms', 'baseline', 'probe_interval', 'cool_down', 'interval', 'settle'];
 const WORKLOAD_RUN_KEYS = ['vus', 'think_ms', 'rate', 'ramp_up', 'warmup', 'measure', ...INGEST_RUN_KEYS];
 const WORKLOAD_KEYS = ['scenario', 'model', ...WORKLOAD_RUN_KEYS, 'quick'];
 const REPORT_KEYS = ['metrics', 'table'];
@@ -321,19 +328,11 @@ function checkVariants(c, v, defaults, lab, scenario) {
     // the variant's lab: the experiment's, with what the variant sets on top; null: the lab as it is
     const own = item.lab === undefined ? null : checkLab(c, item.lab, `${path}.lab`);
     const merged = lab || own ? { ...lab, ...own, ...(lab?.data_node || own?.data_node ? { data_node: { ...lab?.data_node, ...own?.data_node } } : {}) } : null;
-    let burst = null;
-    if (item.burst !== undefined) {
-      const b = c.mapping(item.burst, `${path}.burst`, BURST_KEYS);
-      c.required(b.from, `${path}.burst.from`, 'where the burst starts, as a fraction of the measured window (0.4)');
-      c.required(b.to, `${path}.burst.to`, 'where it ends, as a fraction of the measured window (0.7)');
-      burst = { from: c.number(b.from, `${path}.burst.from`, [0, 0.95]), to: c.number(b.to, `${path}.burst.to`, [0.05, 1]), rate: b.rate === undefined ? 30 : c.number(b.rate, `${path}.burst.rate`, [1, 1000]) };
-      if (burst.to <= burst.from) c.fail(`${path}.burst.to`, `must be after from (${burst.from}; got ${burst.to})`);
-      if (b.store !== undefined) burst.store = c.oneOf(b.store, `${path}.burst.store`, BURST_STORES);
-    }
+    const burst = item.burst === undefined ? null : checkBurst(c, item.burst, `${path}.burst`);
     let isolate = null;
     if (item.isolate !== undefined) {
       const iso = c.mapping(item.isolate, `${path}.isolate`, ISOLATE_KEYS);
-      c.required(iso.objective_ms, `${path}.isolate.objective_ms`, "the group's latency objective in ms per shard query (allocator policy hot.objectiveMs)");
+      c.required(iso.objective_ms, `${path}.isolate.objective_ms`, "the group's absolute latency objective in ms: p95 of the storefront-shaped probe searches (allocator policy hot.objectiveMs)");
       const secs = (key, dflt, min) => {
         if (iso[key] === undefined) return dflt;
         const d = c.duration(iso[key], `${path}.isolate.${key}`);
@@ -342,11 +341,13 @@ function checkVariants(c, v, defaults, lab, scenario) {
         return n;
       };
       if (iso.auto !== undefined && typeof iso.auto !== 'boolean') c.fail(`${path}.isolate.auto`, `must be true (the allocator moves the hot store) or false (it only flags it) (got ${got(iso.auto)})`);
+      const windowS = secs('window', 15, 10);
       isolate = {
         auto: iso.auto ?? true,
-        window_s: secs('window', 15, 10),
+        window_s: windowS,
         share: iso.share === undefined ? 0.3 : c.number(iso.share, `${path}.isolate.share`, [0, 1], { exclusiveMin: true }),
         objective_ms: c.number(iso.objective_ms, `${path}.isolate.objective_ms`, [0, 100000], { exclusiveMin: true }),
+        ...checkObjective(c, iso, `${path}.isolate`, windowS),
         cool_down_s: secs('cool_down', 600, 0),
         interval_s: secs('interval', 1, 0.5),
         settle_s: secs('settle', 5, 0),
@@ -356,6 +357,52 @@ function checkVariants(c, v, defaults, lab, scenario) {
     }
     return { name, label, lab: merged, ...(burst ? { burst } : {}), ...(isolate ? { isolate } : {}), settings: Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, settings[k]])) };
   });
+}
+
+/** A variant's `burst:` -> { kind, from, to, store?, rate (bot) | writers, bulk_size (resubmit) }. */
+function checkBurst(c, v, path) {
+  const b = c.mapping(v, path, BURST_KEYS);
+  const kind = b.kind === undefined ? 'bot' : c.oneOf(b.kind, `${path}.kind`, BURST_KINDS);
+  c.required(b.from, `${path}.from`, 'where the burst starts, as a fraction of the measured window (0.4)');
+  c.required(b.to, `${path}.to`, 'where it ends, as a fraction of the measured window (0.7)');
+  const burst = { kind, from: c.number(b.from, `${path}.from`, [0, 0.95]), to: c.number(b.to, `${path}.to`, [0.05, 1]) };
+  if (burst.to <= burst.from) c.fail(`${path}.to`, `must be after from (${burst.from}; got ${burst.to})`);
+  if (kind === 'bot') {
+    for (const k of RESUBMIT_KEYS) if (b[k] !== undefined) c.fail(`${path}.${k}`, 'only for kind: resubmit (a search bot takes rate)');
+    burst.rate = b.rate === undefined ? 30 : c.number(b.rate, `${path}.rate`, [1, 1000]);
+  } else {
+    // the writers go as fast as their bulks are answered: a rate would be a setting nobody applies
+    if (b.rate !== undefined) c.fail(`${path}.rate`, 'not for kind: resubmit (its writers send the next bulk when the last is answered; set writers and bulk_size)');
+    burst.writers = b.writers === undefined ? 2 : c.integer(b.writers, `${path}.writers`, [1, 8]);
+    burst.bulk_size = b.bulk_size === undefined ? 500 : c.integer(b.bulk_size, `${path}.bulk_size`, [10, 5000]);
+  }
+  if (b.store !== undefined) burst.store = c.oneOf(b.store, `${path}.store`, BURST_STORES);
+  return burst;
+}
+
+/**
+ * The relative objective and the probe's pace of an `isolate:` -> { relative, min_rise_ms,
+ * baseline_s, probe_interval_ms }, each only when the spec sets it (else the allocator's default).
+ */
+function checkObjective(c, iso, path, windowS) {
+  const out = {};
+  if (iso.relative !== undefined) out.relative = c.number(iso.relative, `${path}.relative`, [1, 10], { exclusiveMin: true });
+  if (iso.min_rise_ms !== undefined) out.min_rise_ms = c.number(iso.min_rise_ms, `${path}.min_rise_ms`, [0, 100000]);
+  if (iso.baseline !== undefined) {
+    const n = durationSeconds(c.duration(iso.baseline, `${path}.baseline`));
+    // the allocator learns its baseline in whole seconds, over at least one observation window
+    if (!Number.isInteger(n)) c.fail(`${path}.baseline`, `must be whole seconds, like 120s or 10m (got ${got(iso.baseline)})`);
+    if (n < windowS || n > 86400) c.fail(`${path}.baseline`, `must be from the window (${windowS}s) to 24h (got ${got(iso.baseline)})`);
+    out.baseline_s = n;
+  }
+  if (iso.probe_interval !== undefined) {
+    const ms = Math.round(durationSeconds(c.duration(iso.probe_interval, `${path}.probe_interval`)) * 1000);
+    if (ms < 100 || ms > 60000) c.fail(`${path}.probe_interval`, `must be from 100ms to 60s (got ${got(iso.probe_interval)})`);
+    // several probes per window, or the window's p95 is one probe's latency
+    if (ms >= windowS * 1000) c.fail(`${path}.probe_interval`, `must be shorter than window (${windowS}s; got ${got(iso.probe_interval)})`);
+    out.probe_interval_ms = ms;
+  }
+  return out;
 }
 
 function checkRun(c, w, path, base) {

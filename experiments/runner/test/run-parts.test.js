@@ -108,8 +108,11 @@ test('the load engine: its locustfiles, its version line, its environment', () =
     PATH: '/bin', HOME: '/h', ES_URL: 'http://127.0.0.1:9201', RESULTS_DIR: '/r', RUN_ID: 'run-1', POINTS_FILE: '/r/points.csv',
     RAMP_UP: '2s', WARMUP: '3s', MEASURE: '10s', LOAD_METRICS_PORT: '0',
     TENANTS_FILE: '/r/tenants.json', THINK_MS: '0', PROFILE_TENANTS: '3', RATE: '40',
-    BOT_TENANT: 's3', BOT_RATE: '30', BURST_AT: '4s', BURST_FOR: '3s',
+    BOT_TENANT: 's3', BURST_KIND: 'bot', BOT_RATE: '30', BURST_AT: '4s', BURST_FOR: '3s',
   }, 'only what the run needs: nothing else of the caller\'s environment');
+  // a write burst: the store's writers and their bulks, no rate
+  const writer = loadEnv({ esUrl: 'u', workload, tenants: stores, dir: '/r', runId: 'r', burst: { kind: 'resubmit', from: 0.25, to: 1, writers: 3, bulk_size: 200 }, env: base });
+  assert.deepEqual([writer.BOT_TENANT, writer.BURST_KIND, writer.BURST_WRITERS, writer.BURST_BULK, writer.BOT_RATE, writer.BURST_AT, writer.BURST_FOR], ['s3', 'resubmit', '3', '200', undefined, '3s', '7s']);
   assert.equal(pointsFileOf('/r'), '/r/points.csv');
   // a closed model with VUs; the caller's extra keys (make demo's metrics port) win
   const closed = loadEnv({ esUrl: 'u', workload: { ...workload, model: 'closed', vus: 4 }, dir: '/r', runId: 'r', extraEnv: { LOAD_METRICS_PORT: '9646', INDEX: 'i' }, env: base });
@@ -299,6 +302,69 @@ test('closed loop: the allocator policy of a variant is the lab policy with the 
   const p = isolationPolicy({ window_s: 15, share: 0.3, objective_ms: 10, cool_down_s: 60 }, { auto: false });
   assert.deepEqual([p.observe.windowS, p.hot.share, p.hot.objectiveMs.default, p.auto.enabled, p.auto.coolDownS], [15, 0.3, 10, false, 60]);
   assert.ok(p.shared.capacity.tenants > 0, 'the rest is the lab policy');
+  // the relative objective and the probe's pace: only what the spec sets (else the allocator's default)
+  for (const k of ['probeIntervalMs']) assert.equal(k in p.observe, false);
+  for (const k of ['relative', 'minRiseMs', 'baselineS']) assert.equal(k in p.hot, false);
+  const q = isolationPolicy({ window_s: 15, share: 0.3, objective_ms: 60, relative: 1.25, min_rise_ms: 10, baseline_s: 120, probe_interval_ms: 250, cool_down_s: 240 });
+  assert.deepEqual(q.observe, { windowS: 15, minQueries: 20, probeIntervalMs: 250 });
+  assert.deepEqual(q.hot, { share: 0.3, objectiveMs: { default: 60 }, dedicated: false, relative: 1.25, minRiseMs: 10, baselineS: 120 });
+  assert.deepEqual(q.auto, { enabled: true, coolDownS: 240 });
+  const some = isolationPolicy({ window_s: 15, share: 0.3, objective_ms: 60, min_rise_ms: 0, cool_down_s: 240 });
+  assert.deepEqual([some.hot.minRiseMs, 'relative' in some.hot], [0, false], 'a 0 is a value, not an absence');
+});
+
+test('closed loop: a watcher sample keeps the judged p95, its sources, baseline and limit, and each hot flag\'s kind; absent fields are null', async () => {
+  const { sampleOf } = await import('../src/run/isolation.js');
+  const hot = {
+    groups: [
+      { group: 'g1', p95_ms: 48, signal: 'load', probe_p95_ms: 40, load_p95_ms: 48, baseline_p95_ms: 31, relative_limit_ms: 40.3, objective_ms: 60, meets_objective: false, missed: 'relative', search_rate: 12, queue: 0, cpu_percent: 80, extra: 'not kept' },
+      { group: 'g2', probe_ms: 20, latency_ms: 3 },
+    ],
+    hot: [{ tenant: 's5', kind: 'write', crossed: 'relative', p95_ms: 48, why: 'because' }, { tenant: 's7' }],
+  };
+  const s = sampleOf(hot, 1000);
+  assert.equal(s.at, 1000);
+  assert.deepEqual(s.groups[0], { group: 'g1', p95_ms: 48, signal: 'load', probe_p95_ms: 40, load_p95_ms: 48, baseline_p95_ms: 31, relative_limit_ms: 40.3, objective_ms: 60, meets_objective: false, missed: 'relative', latency_ms: null, search_rate: 12, queue: 0, cpu_percent: 80 });
+  assert.deepEqual(s.groups[1], { group: 'g2', p95_ms: null, signal: null, probe_p95_ms: null, load_p95_ms: null, baseline_p95_ms: null, relative_limit_ms: null, objective_ms: null, meets_objective: null, missed: null, latency_ms: 3, search_rate: null, queue: null, cpu_percent: null });
+  assert.deepEqual(s.hot, [{ tenant: 's5', kind: 'write', crossed: 'relative' }, { tenant: 's7', kind: null, crossed: null }]);
+  assert.deepEqual(sampleOf({}, 1), { at: 1, groups: [], hot: [] });
+});
+
+test('the narration: each group\'s judged p95 against its baseline and limit; the burst in words, of either kind', async () => {
+  const { burstText, groupText } = await import('../src/run/narrate.js');
+  assert.equal(groupText('g1', { p95_ms: 48, baseline_p95_ms: 31, relative_limit_ms: 40.3, meets_objective: true }), 'g1 p95 48 ms (baseline 31, limit 40.3)');
+  assert.equal(groupText('g1', { p95_ms: 48.04, baseline_p95_ms: 31, relative_limit_ms: 40.3, meets_objective: false, missed: 'relative' }), 'g1 p95 48 ms (baseline 31, limit 40.3) MISSED (relative)');
+  assert.equal(groupText('g2', { p95_ms: 70, baseline_p95_ms: null, objective_ms: 60, meets_objective: false, missed: 'absolute' }), 'g2 p95 70 ms (no baseline yet) MISSED (absolute 60 ms)');
+  assert.equal(groupText('g2', undefined), 'g2 -');
+  assert.equal(burstText({ kind: 'bot', rate: 100 }, 's5', ' (on g1)'), 'a search bot starts crawling s5 (on g1) at 100 pages/s');
+  assert.equal(burstText({ rate: 30 }, 's5'), 'a search bot starts crawling s5 at 30 pages/s', 'a burst without a kind is the bot');
+  assert.equal(burstText({ kind: 'resubmit', writers: 2, bulk_size: 500 }, 's1', ' (on g1)'), '2 writers start re-submitting the whole catalogue of s1 (on g1) in bulks of 500');
+  assert.equal(burstText({ kind: 'resubmit', writers: 1, bulk_size: 10 }, 's1'), '1 writer starts re-submitting the whole catalogue of s1 in bulks of 10');
+});
+
+test('the closed loop\'s count: in how many repetitions of each auto-isolating variant the burst store was flagged and moved', async () => {
+  const { flaggedAndMovedLines } = await import('../src/run/finalize.js');
+  const rep = (flag_s, moved) => ({ figures: { isolation: { flag_s, moved } } });
+  const results = {
+    variants: [
+      { name: 'isolated', isolate: { auto: true }, repetitions: [rep(8, true), rep(null, false), rep(12, false), { figures: null }, rep(5, true)] },
+      { name: 'left-alone', isolate: { auto: false }, repetitions: [rep(8, false)] },
+      { name: 'plain', repetitions: [{ figures: {} }] },
+    ],
+  };
+  assert.deepEqual(flaggedAndMovedLines(results, { demo: true }), ['[demo] flagged and moved in 2 of 5 repetitions']);
+  assert.deepEqual(flaggedAndMovedLines(results), ['flagged and moved in 2 of 5 repetitions']);
+  // several auto-isolating variants: each line names its own
+  results.variants[1].isolate.auto = true;
+  assert.deepEqual(flaggedAndMovedLines(results), ['isolated: flagged and moved in 2 of 5 repetitions', 'left-alone: flagged and moved in 0 of 1 repetitions']);
+  assert.deepEqual(flaggedAndMovedLines({ variants: [{ name: 'a', repetitions: [] }] }), [], 'no closed loop, no line');
+});
+
+test('a write burst\'s counts come from the summary\'s burst counters', async () => {
+  const { burstWritesOf } = await import('../src/run/workload.js');
+  assert.deepEqual(burstWritesOf({ metrics: { 'products_written{scenario:burst}': { values: { count: 950 } }, 'products_superseded{scenario:burst}': { values: { count: 50 } }, products_written: { values: { count: 2000 } } } }),
+    { products_written: 950, products_superseded: 50 });
+  assert.deepEqual(burstWritesOf({ metrics: {} }), { products_written: 0, products_superseded: 0 });
 });
 
 test('engineModeArgs: headless by default; make demo (LOAD_UI_PORT) keeps the web UI up on LAB_BIND while the run lasts', async () => {

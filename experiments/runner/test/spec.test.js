@@ -91,6 +91,8 @@ test('the shown path is relative to the working directory when under it', () => 
 
 // Each kind of mistake, on the parsed minimal spec: [what to change, the exact message after "FILE: "]
 const base = parse(readFileSync(fixture('good-minimal'), 'utf8'));
+// variant 0 as a closed loop (burst, isolate, odd-even on two groups) with `isolate` on top
+const loop = (d, isolate) => Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', burst: { from: 0.2, to: 1 }, isolate: { objective_ms: 60, ...isolate } });
 const cases = [
   ['top-level typo', (d) => { d.variant = []; }, 'variant: unknown key; did you mean variants? (allowed: name, title, hypothesis, source, dataset, lab, defaults, variants, workload, repetitions, confidence, report, expect)'],
   ['missing title', (d) => { delete d.title; }, 'title: must be a non-empty text (got nothing)'],
@@ -147,7 +149,20 @@ const cases = [
   ['isolate objective', (d) => { Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', burst: { from: 0.2, to: 1 }, isolate: { objective_ms: -1 } }); }, 'variants[0].isolate.objective_ms: must be a number above 0 and at most 100000 (got -1)'],
   ['isolate window', (d) => { Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', burst: { from: 0.2, to: 1 }, isolate: { objective_ms: 5, window: '2s' } }); }, 'variants[0].isolate.window: must be at least 10s (got "2s")'],
   ['isolate auto', (d) => { Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', burst: { from: 0.2, to: 1 }, isolate: { objective_ms: 5, auto: 'yes' } }); }, 'variants[0].isolate.auto: must be true (the allocator moves the hot store) or false (it only flags it) (got "yes")'],
-  ['isolate typo', (d) => { Object.assign(d.variants[0], { burst: { from: 0.2, to: 1 }, isolate: { objectiv_ms: 5 } }); }, 'variants[0].isolate.objectiv_ms: unknown key; did you mean objective_ms? (allowed: auto, window, share, objective_ms, cool_down, interval, settle)'],
+  ['isolate typo', (d) => { Object.assign(d.variants[0], { burst: { from: 0.2, to: 1 }, isolate: { objectiv_ms: 5 } }); }, 'variants[0].isolate.objectiv_ms: unknown key; did you mean objective_ms? (allowed: auto, window, share, objective_ms, relative, min_rise_ms, baseline, probe_interval, cool_down, interval, settle)'],
+  ['isolate relative 1', (d) => { loop(d, { relative: 1 }); }, 'variants[0].isolate.relative: must be a number above 1 and at most 10 (got 1)'],
+  ['isolate relative as text', (d) => { loop(d, { relative: '1.3' }); }, 'variants[0].isolate.relative: must be a number above 1 and at most 10 (got "1.3")'],
+  ['isolate min rise', (d) => { loop(d, { min_rise_ms: -5 }); }, 'variants[0].isolate.min_rise_ms: must be a number from 0 to 100000 (got -5)'],
+  ['isolate baseline shorter than the window', (d) => { loop(d, { window: '30s', baseline: '20s' }); }, 'variants[0].isolate.baseline: must be from the window (30s) to 24h (got "20s")'],
+  ['isolate baseline in part seconds', (d) => { loop(d, { baseline: '90.5s' }); }, 'variants[0].isolate.baseline: must be whole seconds, like 120s or 10m (got "90.5s")'],
+  ['isolate baseline not a duration', (d) => { loop(d, { baseline: 120 }); }, 'variants[0].isolate.baseline: must be a duration like 30s, 2m or 1m30s (got 120)'],
+  ['isolate probe interval as long as the window', (d) => { loop(d, { probe_interval: '15s' }); }, 'variants[0].isolate.probe_interval: must be shorter than window (15s; got "15s")'],
+  ['isolate probe interval too short', (d) => { loop(d, { probe_interval: '10ms' }); }, 'variants[0].isolate.probe_interval: must be from 100ms to 60s (got "10ms")'],
+  ['burst kind', (d) => { d.variants[0].burst = { kind: 'flood', from: 0.2, to: 1 }; }, 'variants[0].burst.kind: must be one of bot, resubmit (got "flood")'],
+  ['resubmit with a rate', (d) => { d.variants[0].burst = { kind: 'resubmit', from: 0.2, to: 1, rate: 50 }; }, 'variants[0].burst.rate: not for kind: resubmit (its writers send the next bulk when the last is answered; set writers and bulk_size)'],
+  ['bot with writers', (d) => { d.variants[0].burst = { from: 0.2, to: 1, writers: 2 }; }, 'variants[0].burst.writers: only for kind: resubmit (a search bot takes rate)'],
+  ['resubmit writers', (d) => { d.variants[0].burst = { kind: 'resubmit', from: 0.2, to: 1, writers: 9 }; }, 'variants[0].burst.writers: must be at most 8 (got 9)'],
+  ['resubmit bulk size', (d) => { d.variants[0].burst = { kind: 'resubmit', from: 0.2, to: 1, bulk_size: 5 }; }, 'variants[0].burst.bulk_size: must be an integer from 10 to 5000 (got 5)'],
   ['not a mapping', () => ['a'], 'must be a YAML mapping of name, title, hypothesis, source, dataset, lab, defaults, variants, workload, repetitions, confidence, report, expect (got a list)'],
 ];
 for (const [what, change, message] of cases) {
@@ -158,6 +173,22 @@ for (const [what, change, message] of cases) {
     throwsSpec(() => checkSpec(changed, file), `${shownPath(file)}: ${message}`);
   });
 }
+
+test('a closed loop: the relative objective and the probe pace when set, left to the allocator when not; a burst of either kind', () => {
+  const doc = structuredClone(base);
+  loop(doc, { relative: 1.25, min_rise_ms: 0, baseline: '2m', probe_interval: '250ms' });
+  const v = checkSpec(doc, fixture('good-minimal')).variants[0];
+  assert.deepEqual(v.isolate, { auto: true, window_s: 15, share: 0.3, objective_ms: 60, relative: 1.25, min_rise_ms: 0, baseline_s: 120, probe_interval_ms: 250, cool_down_s: 600, interval_s: 1, settle_s: 5 });
+  assert.deepEqual(v.burst, { kind: 'bot', from: 0.2, to: 1, rate: 30 });
+  const bare = structuredClone(base);
+  loop(bare, {});
+  bare.variants[0].burst = { kind: 'resubmit', from: 0.25, to: 1, store: 'biggest' };
+  const w = checkSpec(bare, fixture('good-minimal')).variants[0];
+  assert.deepEqual(Object.keys(w.isolate).filter((k) => ['relative', 'min_rise_ms', 'baseline_s', 'probe_interval_ms'].includes(k)), [], 'the allocator\'s defaults apply');
+  assert.deepEqual(w.burst, { kind: 'resubmit', from: 0.25, to: 1, writers: 2, bulk_size: 500, store: 'biggest' });
+  loop(bare, { probe_interval: '1s', window: '20s' });
+  assert.equal(checkSpec(bare, fixture('good-minimal')).variants[0].isolate.probe_interval_ms, 1000);
+});
 
 test('a bare number is a fine variant name', () => {
   const doc = structuredClone(base);
@@ -188,8 +219,8 @@ test('listSpecs: every spec of a folder, sorted by name; a broken one is an erro
 
 test('the delivered search experiments are valid and fit 20 minutes each in full (35 for the 9-cell sweep)', () => {
   const every = listSpecs(experiments);
-  assert.deepEqual(every.map((s) => s.name), ['appbase-write-scaling', 'azure-refresh', 'azure-replicas', 'azure-shard-count', 'explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups', 'many-shards', 'noisy-neighbour']);
-  const searches = ['explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups', 'noisy-neighbour'];
+  assert.deepEqual(every.map((s) => s.name), ['appbase-write-scaling', 'azure-refresh', 'azure-replicas', 'azure-shard-count', 'explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups', 'many-shards', 'noisy-neighbour', 'noisy-writer']);
+  const searches = ['explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups', 'noisy-neighbour', 'noisy-writer'];
   const all = every.filter((s) => searches.includes(s.name));
   for (const s of all) {
     const full = resolveSpec(s);
@@ -202,8 +233,19 @@ test('the delivered search experiments are valid and fit 20 minutes each in full
   }
   // the closed loop: the same burst on the smallest odd store, moved by the allocator or left alone
   const nn = all[4];
-  assert.deepEqual(nn.variants.map((v) => [v.name, v.isolate.auto, v.burst.store, v.settings.group, v.settings.assign]), [
-    ['isolated', true, 'smallest', 'spread', 'odd-even'], ['left-alone', false, 'smallest', 'spread', 'odd-even']]);
+  assert.deepEqual(nn.variants.map((v) => [v.name, v.isolate.auto, v.burst.kind, v.burst.store, v.settings.group, v.settings.assign]), [
+    ['isolated', true, 'bot', 'smallest', 'spread', 'odd-even'], ['left-alone', false, 'bot', 'smallest', 'spread', 'odd-even']]);
+  // the noisy writer: the same loop, the biggest odd store's catalogue re-submitted instead of crawled
+  const nw = all[5];
+  assert.deepEqual(nw.variants.map((v) => [v.name, v.isolate.auto, v.burst]), [
+    ['isolated', true, { kind: 'resubmit', from: 0.25, to: 1, writers: 2, bulk_size: 500, store: 'biggest' }],
+    ['left-alone', false, { kind: 'resubmit', from: 0.25, to: 1, writers: 2, bulk_size: 500, store: 'biggest' }]]);
+  for (const s of [nn, nw]) {
+    const { window_s, relative, min_rise_ms, baseline_s, probe_interval_ms } = s.variants[0].isolate;
+    assert.deepEqual({ window_s, relative, min_rise_ms, baseline_s, probe_interval_ms }, { window_s: 15, relative: 1.25, min_rise_ms: 10, baseline_s: 120, probe_interval_ms: 250 });
+    assert.deepEqual(s.variants[1].isolate, { ...s.variants[0].isolate, auto: false }, `${s.name}: the variants differ only in auto`);
+  }
+  assert.deepEqual([nw.dataset, nw.workload, nw.repetitions, nw.report, nw.expect.map((e) => [e.metric, e.form])], [nn.dataset, nn.workload, nn.repetitions, nn.report, nn.expect.map((e) => [e.metric, e.form])]);
   // the sweep runs on equal data nodes of half a core each, on a lab of its own
   const sweep = all[0];
   assert.ok(sweep.variants.every((v) => v.lab?.data_node?.cpus === 0.5));

@@ -17,6 +17,7 @@ export async function finishRun(run, { started, cpuAtStart }) {
   const { lab, layouts, log } = run;
   const problems = finalize(run.results, run.plan, { started, cpuAtStart, measured: run.measured });
   for (const p of problems) log(`warning: results.json does not follow its schema: ${p}`);
+  for (const line of flaggedAndMovedLines(run.results, { demo: run.narrate })) log(line);
   run.write();
   try {
     await writeReport(run.dir, run.results);
@@ -34,6 +35,23 @@ export async function finishRun(run, { started, cpuAtStart }) {
   if (layouts.bodies) rmSync(layouts.bodies.dir, { recursive: true, force: true });
   await lab.client.close();
   await lab.stop();
+}
+
+/**
+ * The closed loop's outcome at a glance, one line per auto-isolating variant: in how many of its
+ * repetitions the burst store was flagged and moved (its isolation figures: flag_s set and
+ * moved). A repetition without figures counts as not moved. `demo` (make demo) tags the line as
+ * the narration's; with several such variants each line names its variant.
+ */
+export function flaggedAndMovedLines(results, { demo = false } = {}) {
+  const looped = results.variants.filter((v) => v.isolate?.auto === true);
+  return looped.map((v) => {
+    const moved = v.repetitions.filter((r) => {
+      const i = r.figures?.isolation;
+      return i !== undefined && i.flag_s !== null && i.flag_s !== undefined && i.moved === true;
+    }).length;
+    return `${demo ? '[demo] ' : ''}${looped.length > 1 ? `${v.name}: ` : ''}flagged and moved in ${moved} of ${v.repetitions.length} repetitions`;
+  });
 }
 
 /** results.json's closing figures: summaries, verdicts, the runner's CPU. -> the schema's complaints */

@@ -1,7 +1,9 @@
-// The closed loop of a variant with `isolate` (the noisy-neighbour experiment and `make demo`):
+// The closed loop of a variant with `isolate` (the noisy-neighbour and noisy-writer experiments,
+// `make demo`):
 //   - its stores are placed by a real allocator (allocator/src/main.js, started here against the
 //     experiment's cluster with the run's index prefix and a policy made of the variant's values:
-//     observation window, hot share, latency objective, auto-isolation and its cool-down);
+//     observation window, probe pace, hot share, the absolute and relative latency objectives,
+//     auto-isolation and its cool-down);
 //   - during each measured window a watcher polls the allocator (GET /hot, GET /jobs) and keeps
 //     when the burst store was first flagged, with the evidence, and the move's start and end;
 //   - after the window, the burst store goes back to its group, so every repetition starts alike;
@@ -15,15 +17,26 @@ import { RunError } from '../errors.js';
 
 const LAB_POLICY = new URL('../../../../allocator/policy.json', import.meta.url);
 
+// spec key (spec.js's parsed isolate) -> the allocator policy's key in observe or hot; a key the
+// spec leaves out stays out, so the allocator's own default applies rather than one of ours
+const OPTIONAL_POLICY = [
+  ['probe_interval_ms', 'observe', 'probeIntervalMs'],
+  ['relative', 'hot', 'relative'],
+  ['min_rise_ms', 'hot', 'minRiseMs'],
+  ['baseline_s', 'hot', 'baselineS'],
+];
+
 /** The allocator policy of an isolate variant: the lab's, with the variant's loop values. */
 export function isolationPolicy(isolate, { auto = true } = {}) {
   const lab = JSON.parse(readFileSync(LAB_POLICY, 'utf8'));
-  return {
+  const policy = {
     ...lab,
     observe: { windowS: isolate.window_s, minQueries: 20 },
     hot: { share: isolate.share, objectiveMs: { default: isolate.objective_ms }, dedicated: false },
     auto: { enabled: auto, coolDownS: isolate.cool_down_s },
   };
+  for (const [key, section, name] of OPTIONAL_POLICY) if (isolate[key] !== undefined) policy[section][name] = isolate[key];
+  return policy;
 }
 
 /** Starts the variant's allocator; its log goes to DIR/allocator-<variant>.log when it stops. */
@@ -74,11 +87,27 @@ export function burstTarget(tenants, store = 'biggest') {
   return (store === 'smallest' ? odd[0] : odd.at(-1))?.id ?? null;
 }
 
+// What a sample keeps of each group of GET /hot: the p95 the allocator judged (from the
+// shoppers' load or its probes: signal), both sources, the learned baseline and the relative
+// limit, the absolute objective, and which objective it missed; with the group's load. A field
+// an allocator does not give is null.
+const GROUP_FIELDS = ['p95_ms', 'signal', 'probe_p95_ms', 'load_p95_ms', 'baseline_p95_ms', 'relative_limit_ms', 'objective_ms', 'meets_objective', 'missed', 'latency_ms', 'search_rate', 'queue', 'cpu_percent'];
+
+/** (exported for the tests) One poll of GET /hot as a sample: each group's figures, each hot flag's tenant, kind and crossing. */
+export function sampleOf(hot, at) {
+  return {
+    at,
+    groups: (hot.groups ?? []).map((g) => ({ group: g.group, ...Object.fromEntries(GROUP_FIELDS.map((k) => [k, g[k] ?? null])) })),
+    hot: (hot.hot ?? []).map((h) => ({ tenant: h.tenant, kind: h.kind ?? null, crossed: h.crossed ?? null })),
+  };
+}
+
 /**
  * Polls the allocator every `intervalMs` from start() to stop(): when `target` was first
- * flagged (with the evidence), each group's latency and each hot flag over time, and the first
- * move of `target` that started after start() (its job: created, started, finished, state).
- * `onTick(state)` lets a narrator print along.
+ * flagged (with the evidence: the hot entry whole, its kind search or write, which objective
+ * its group crossed, the p95 against baseline and limit, why), each group's latency and each
+ * hot flag over time, and the first move of `target` that started after start() (its job:
+ * created, started, finished, state). `onTick(state)` lets a narrator print along.
  */
 export function watchIsolation(api, { target, intervalMs = 1000, onTick }) {
   const state = { started_at: Date.now(), flagged_at: null, evidence: null, move: null, samples: [] };
@@ -103,7 +132,7 @@ export function watchIsolation(api, { target, intervalMs = 1000, onTick }) {
           finished_at: job.finished_at ? Date.parse(job.finished_at) : null, documents_copied: job.documents_copied,
         };
       }
-      state.samples.push({ at: now, groups: hot.groups.map((g) => ({ group: g.group, probe_ms: g.probe_ms ?? null, latency_ms: g.latency_ms, objective_ms: g.objective_ms, search_rate: g.search_rate, queue: g.queue, cpu_percent: g.cpu_percent })), hot: hot.hot.map((h) => h.tenant) });
+      state.samples.push(sampleOf(hot, now));
       onTick?.(state, hot);
     } catch {
       // a missed poll is a gap in the samples, not a failed repetition

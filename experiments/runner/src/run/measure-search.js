@@ -64,7 +64,7 @@ export async function measureSearch(run, variant, i, repDir, rep) {
     }
     rep.timeline = out.timeline;
     if (Object.keys(out.timelineBySet).length) rep.timeline_by_set = out.timelineBySet;
-    if (out.burstTenant) rep.burst = { tenant: out.burstTenant, ...out.burstWindow };
+    if (out.burstTenant) rep.burst = { tenant: out.burstTenant, ...out.burstWindow, ...(variant.burst?.kind ? { kind: variant.burst.kind } : {}), ...out.burstWrites };
     rep.complete = out.crossTenantHits === 0;
     if (!rep.complete) rep.incomplete_reason = `${out.crossTenantHits} cross-tenant hits`;
     const f = rep.figures;

@@ -1,8 +1,9 @@
 // The terminal story of a closed-loop repetition (make demo): every few seconds the burst
 // store's neighbours' p95 over the last 5 s against before the burst (from the load engine's
-// points file as it is written), the other group's, each group's latency as the allocator sees it against its
-// objective; and once each, the moments that matter: the burst, the flag with its evidence, the
-// move starting and ending. Plain lines, so it reads the same on a terminal and in a CI log.
+// points file as it is written), the other group's, each group's p95 as the allocator judges it
+// against its learned baseline and relative limit; and once each, the moments that matter: the
+// burst, the flag with its evidence, the move starting and ending. Plain lines, so it reads the
+// same on a terminal and in a CI log.
 import { closeSync, openSync, readSync } from 'node:fs';
 import { measuredPoint } from './workload.js';
 
@@ -50,6 +51,23 @@ export function follower(file) {
   };
 }
 
+const n1 = (v) => (v === null || v === undefined ? '-' : Math.round(v * 10) / 10);
+
+/** (exported for the tests) A group as the allocator judges it: `g1 p95 48 ms (baseline 31, limit 40.3)`, and the objective it missed. */
+export function groupText(name, g) {
+  if (!g) return `${name} -`;
+  const base = g.baseline_p95_ms === null || g.baseline_p95_ms === undefined ? 'no baseline yet' : `baseline ${n1(g.baseline_p95_ms)}, limit ${n1(g.relative_limit_ms)}`;
+  const missed = g.meets_objective === false ? ` MISSED (${g.missed ?? 'objective'}${g.missed === 'absolute' ? ` ${g.objective_ms} ms` : ''})` : '';
+  return `${name} p95 ${n1(g.p95_ms)} ms (${base})${missed}`;
+}
+
+/** (exported for the tests) What the burst does, in words: the bot's crawl or the writers' re-submission; `where` follows the store's name. */
+export function burstText(burst, target, where = '') {
+  return burst.kind === 'resubmit'
+    ? `${burst.writers} writer${burst.writers === 1 ? ' starts' : 's start'} re-submitting the whole catalogue of ${target}${where} in bulks of ${burst.bulk_size}`
+    : `a search bot starts crawling ${target}${where} at ${burst.rate} pages/s`;
+}
+
 export function narrator({ log, pointsFile, target, groups, burst, measureS, everyMs = 3000 }) {
   const burstS = Math.round(burst.from * measureS); // as workload.js rounds it for the load engine
   const f = follower(pointsFile);
@@ -66,31 +84,32 @@ export function narrator({ log, pointsFile, target, groups, burst, measureS, eve
   return {
     start() {
       t0 = Date.now();
-      log(`  [demo] steady storefront traffic on ${groups.join(' and ')}; in ${burstS} s a search bot starts crawling ${target} (on ${groups[0]}) at ${burst.rate} pages/s`);
+      log(`  [demo] steady storefront traffic on ${groups.join(' and ')}; in ${burstS} s ${burstText(burst, target, ` (on ${groups[0]})`)}`);
     },
     tick: (state, hot) => {
       if (t0 === null) return;
       const now = Date.now();
       f.read();
-      if (now >= burstAt()) once('burst', `  [demo] +${sec(now)} the bot starts crawling ${target}`);
-      if (state.evidence) once('flag', `  [demo] +${sec(state.flagged_at)} the allocator flags ${target}: ${state.evidence.why}`);
+      if (now >= burstAt()) once('burst', `  [demo] +${sec(now)} ${burstText(burst, target).replace(/^a /, 'the ')}`);
+      const ev = state.evidence;
+      if (ev) once('flag', `  [demo] +${sec(state.flagged_at)} the allocator flags ${target}${ev.kind ? ` (${ev.kind}${ev.crossed ? `, ${ev.crossed} objective crossed` : ''})` : ''}: ${ev.why}`);
       if (state.move) once('move', `  [demo] +${sec(state.move.created_at)} move ${state.move.job} (${state.move.trigger}): ${target} ${state.move.from.group} -> ${state.move.to.group}`);
-      if (state.move?.state === 'succeeded') once('moved', `  [demo] +${sec(state.move.finished_at)} ${target} now lives on ${state.move.to.group}: its crawl no longer touches ${groups[0]}'s nodes`);
+      if (state.move?.state === 'succeeded') once('moved', `  [demo] +${sec(state.move.finished_at)} ${target} now lives on ${state.move.to.group}: its ${burst.kind === 'resubmit' ? 'writes no longer touch' : 'crawl no longer touches'} ${groups[0]}'s nodes`);
       if (now - lastLine < everyMs) return;
       lastLine = now;
       const recent = (set) => p95(f.points.filter((p) => p[2] === set && p[0] >= now - 5000).map((p) => p[1]));
       const before = p95(f.points.filter((p) => p[2] === 'odd' && p[0] < burstAt()).map((p) => p[1]));
-      const g = (name) => hot.groups.find((x) => x.group === name);
-      const es = groups.map((name) => `${name} ${g(name)?.probe_ms ?? '-'} ms${g(name)?.meets_objective === false ? ' (over its objective)' : ''}`).join(', ');
-      const t = hot.top.find((x) => x.tenant === target);
+      const g = (name) => hot.groups?.find((x) => x.group === name);
+      const judged = groups.map((name) => groupText(name, g(name))).join(', ');
+      const t = hot.top?.find((x) => x.tenant === target);
       const share = t ? ` | ${target} ${Math.round(t.share_of_group * 100)}% of ${t.group}'s search time, objective ${g(t.group)?.objective_ms} ms` : '';
-      const flagged = hot.hot.length ? ` | HOT ${hot.hot.map((h) => h.tenant).join(', ')}` : '';
-      log(`  [demo] +${sec(now)}  ${groups[0]} neighbours p95 ${recent('odd') ?? '-'} ms (before the bot ${before ?? '-'}) | ${groups[1]} stores ${recent('even') ?? '-'} ms | probe searches ${es}${share}${flagged}${state.move && state.move.state !== 'succeeded' ? ` | moving (${state.move.state})` : ''}`);
+      const flagged = hot.hot?.length ? ` | HOT ${hot.hot.map((h) => (h.kind ? `${h.tenant} (${h.kind})` : h.tenant)).join(', ')}` : '';
+      log(`  [demo] +${sec(now)}  ${groups[0]} neighbours p95 ${recent('odd') ?? '-'} ms (before the burst ${before ?? '-'}) | ${groups[1]} stores ${recent('even') ?? '-'} ms | allocator's judged ${judged}${share}${flagged}${state.move && state.move.state !== 'succeeded' ? ` | moving (${state.move.state})` : ''}`);
     },
     end(figures) {
       const n = figures.neighbours;
       const i = figures.isolation;
-      log(`  [demo] neighbours' p95: ${n.before_p95_ms} ms before the bot, ${n.during_p95_ms} ms while it hit them, ${n.after_p95_ms ?? '-'} ms after the move (${n.after_ratio ?? '-'}x of before)`);
+      log(`  [demo] neighbours' p95: ${n.before_p95_ms} ms before the burst, ${n.during_p95_ms} ms while it hit them, ${n.after_p95_ms ?? '-'} ms after the move (${n.after_ratio ?? '-'}x of before)`);
       log(`  [demo] flagged ${i.flag_s ?? '-'} s after the burst started; move started at ${i.move_start_s ?? '-'} s and took ${i.move_s ?? '-'} s; neighbours recovered at ${i.recovered_s ?? 'never'} s`);
     },
   };

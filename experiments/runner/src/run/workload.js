@@ -61,13 +61,16 @@ export function loadEnv({ esUrl, workload, tenants = null, dir, runId, burst = n
   if (workload.model === 'open') out.RATE = String(workload.rate);
   else if (workload.vus) out.VUS = String(workload.vus);
   if (burst) {
-    // the crawler on the biggest odd store (on g1 when the odd stores' index is there)
-    // (a closed-loop variant names its store: set 'target')
+    // the burst on the biggest odd store (on g1 when the odd stores' index is there)
+    // (a closed-loop variant names its store: set 'target'); BOT_TENANT names it whatever the kind
     const target = tenants.find((t) => t.set === 'target') ?? tenants.filter((t) => t.set === 'odd').sort((a, b) => b.documents - a.documents)[0] ?? tenants[0];
     // whole seconds: the locustfiles take durations like 12s (traffic/lib/config.py)
     const at = Math.round(burst.from * workload.measure_s);
+    const kind = burst.kind ?? 'bot';
     Object.assign(out, {
-      BOT_TENANT: target.id, BOT_RATE: String(burst.rate),
+      BOT_TENANT: target.id, BURST_KIND: kind,
+      // a bot crawls at a rate; the writers go as fast as their bulks are answered
+      ...(kind === 'resubmit' ? { BURST_WRITERS: String(burst.writers), BURST_BULK: String(burst.bulk_size) } : { BOT_RATE: String(burst.rate) }),
       BURST_AT: `${at}s`,
       BURST_FOR: `${Math.max(1, Math.round(burst.to * workload.measure_s) - at)}s`,
     });
@@ -84,7 +87,7 @@ export function engineModeArgs(env) {
 /**
  * Runs the load engine for one repetition: `locust -f SCRIPT --headless --only-summary
  * --skip-log-setup` (the locustfile's own shape sets the users and stops at its end). Returns
- * { figures, summary, timeline, timelineBySet, points, t0, burstTenant, burstWindow,
+ * { figures, summary, timeline, timelineBySet, points, t0, burstTenant, burstWindow, burstWrites,
  * loadCpuSeconds, measureWallMs, crossTenantHits, exitCode }.
  * `signal` (AbortSignal) stops it at once (Ctrl-C of the run).
  */
@@ -148,11 +151,19 @@ export async function runLoad({ locust, script, esUrl, workload, tenants = null,
     burstTenant: env.BOT_TENANT ?? null,
     // where the burst really lay, in seconds of the measured window (the spec's fractions, rounded)
     burstWindow: env.BOT_TENANT ? { from_s: parseInt(env.BURST_AT, 10), to_s: parseInt(env.BURST_AT, 10) + parseInt(env.BURST_FOR, 10) } : null,
+    // a re-submission: what its writers wrote (and what a newer version had already superseded)
+    burstWrites: env.BURST_KIND === 'resubmit' ? burstWritesOf(summary) : null,
     loadCpuSeconds,
     measureWallMs: measureMs,
     crossTenantHits: summary.metrics.cross_tenant_hits?.values?.count ?? 0,
     exitCode,
   };
+}
+
+/** The burst writers' counts in a summary: products written, and superseded (409: a newer version was already stored). */
+export function burstWritesOf(summary) {
+  const count = (name) => summary.metrics?.[`${name}{scenario:burst}`]?.values?.count ?? 0;
+  return { products_written: count('products_written'), products_superseded: count('products_superseded') };
 }
 
 /** The last lines of the engine's output, on one line (a RunError's tail). */
