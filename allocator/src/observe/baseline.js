@@ -1,9 +1,13 @@
 // Each group's own normal latency, for the relative objective (hot.relative): the median of the
 // p95s the observer judged the group by over a trailing window (hot.baselineS, default 10 min),
 // counting only observations in which the group had shoppers to judge (enough searches in the
-// window) and no tenant of the group was flagged. The median, because the first observations of
-// a burst, before it is flagged, must not drag the normal up; a trailing window, because a group
-// that really grows busier (more shoppers, no noisy store) should become the new normal.
+// window), no tenant of the group was flagged, and none had been for one window (the observer's
+// hold: a window that still holds a burst's slow requests after its store moved away is not the
+// normal). The median, because the first observations of a burst, before it is flagged, must not
+// drag the normal up; each sample capped at the relative limit of its time, so that a spike
+// counts as no more than the limit; a trailing window, because a group that really grows busier
+// (more shoppers, no noisy store) should become the new normal: capped samples pull the median
+// up one limit at a time, within half a window.
 //
 // One baseline per group and signal: the shoppers' own p95 (load) and the probe's differ in
 // scale, and a group is compared only with a baseline of the signal it is judged by now. It is
@@ -25,11 +29,14 @@ export class Baselines {
     if (saved) this.restore(saved);
   }
 
-  /** Records a judged p95 of `group` at `at` (ms) when `learn`; drops samples out of the window. */
-  add(at, group, signal, p95, learn) {
+  /**
+   * Records a judged p95 of `group` at `at` (ms) when `learn`, no higher than `cap` (the relative
+   * limit then, when there is one); drops samples out of the window.
+   */
+  add(at, group, signal, p95, learn, cap = null) {
     const key = `${group}|${signal}`;
     const kept = (this.samples.get(key) ?? []).filter((s) => s.at > at - this.windowMs);
-    if (learn && Number.isFinite(p95)) kept.push({ at, p95 });
+    if (learn && Number.isFinite(p95)) kept.push({ at, p95: Number.isFinite(cap) ? Math.min(p95, cap) : p95 });
     this.samples.set(key, kept);
     const b = this.#compute(group, signal, kept);
     if (b.ready) this.last.set(key, b);

@@ -1,8 +1,8 @@
 // The shoppers' side of a group's health: the load's p95 per index group while a run is scraped
 // by Prometheus (make load, make demo: the Locust engine, traffic/, serves the histogram
 // tenantlab_load_request_duration_seconds, labelled index_group, and Prometheus scrapes it every
-// 5 s as job `load`). Shown beside the probe search, not judged on: it exists only while a run
-// lasts. Prometheus is optional: when it does not answer, or no run was scraped in the last 30 s,
+// 5 s as job `load`). While a run lasts, a group is judged on it (objective.js): it is what the
+// shoppers feel; the probe stands in when there is no run. Prometheus is optional: when it does not answer, or no run was scraped in the last 30 s,
 // there is no figure (null).
 //
 // Which requests: the neighbours', since what a group's shoppers feel is the point (a noisy
@@ -17,6 +17,9 @@
 // The histogram's p95 is interpolated inside its bucket (buckets .0025 ... 30 s): exact enough to
 // compare groups and to see a burst, not to the millisecond. A group with no such request in the
 // window is NaN, and a p95 past the last bucket +Inf: both are no figure.
+
+/** How far back the shoppers' p95 reaches (the rate's range below). */
+export const LOAD_P95_RANGE_MS = 30000;
 
 /** Shoppers' p95 per group over the last 30 s of the load's histogram (seconds). */
 export const LOAD_P95_QUERY = 'histogram_quantile(0.95, sum by (index_group, le) (rate(tenantlab_load_request_duration_seconds_bucket{index_group!="none", scenario!~"bot|burst|writes|resubmit"}[30s])))';

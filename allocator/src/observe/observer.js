@@ -15,7 +15,7 @@ import { Baselines } from './baseline.js';
 import { observedCost } from './cost.js';
 import { indexCounters, nodeReadings, NODE_STATS_REQUEST, STATS_GROUPS } from './counters.js';
 import { detectHot } from './hot.js';
-import { loadP95ByGroup } from './load-latency.js';
+import { LOAD_P95_RANGE_MS, loadP95ByGroup } from './load-latency.js';
 import { judgedSignal, judgeObjective } from './objective.js';
 import { Prober } from './probe.js';
 import { CounterWindow } from './window.js';
@@ -32,6 +32,7 @@ export class Observer {
     this.baselines = new Baselines({ windowMs: hot.baselineS * 1000, readyMs: (observe.windowS * 1000) / 2 });
     this.savedBaselinesAt = 0;
     this.hotSince = new Map();
+    this.flaggedAt = new Map(); // group -> when a tenant of it was last flagged (ms)
     this.knownNodes = new Set();
     this.listeners = [];
     this.snapshot = {
@@ -161,9 +162,14 @@ export class Observer {
     const hot = detectHot(cost, config.policy.hot, { since: this.hotSince, now: at });
     this.hotSince = new Map(hot.map((h) => [h.tenant, h.since]));
     // the baseline learns from this observation after it was judged, and only while the group
-    // had shoppers to judge and none of its tenants is flagged
-    const flaggedGroups = new Set(hot.map((h) => h.group));
-    for (const g of cost.groups.values()) this.baselines.add(now, g.group, g.signal, g.p95_ms, g.enough && g.signal !== null && !flaggedGroups.has(g.group));
+    // had shoppers to judge and none of its tenants is flagged or was within the hold: one window
+    // (its p95 still holds the burst), plus the 30 s the load's p95 reaches back (load-latency.js)
+    for (const h of hot) this.flaggedAt.set(h.group, now);
+    for (const g of cost.groups.values()) {
+      const hold = observe.windowS * 1000 + (g.signal === 'load' ? LOAD_P95_RANGE_MS : 0);
+      const quiet = now - (this.flaggedAt.get(g.group) ?? -Infinity) > hold;
+      this.baselines.add(now, g.group, g.signal, g.p95_ms, g.enough && g.signal !== null && quiet, g.relative_limit_ms);
+    }
     await this.#saveBaselines(now);
 
     // A data node seen once and gone now is missing (a node that left, or one that crashed).

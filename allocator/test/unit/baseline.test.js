@@ -28,6 +28,22 @@ describe('baseline', () => {
     assert.equal(b.get('g1', 'probe').p95_ms, 30, 'the median keeps the onset out');
   });
 
+  it('counts a spike as no more than the relative limit of its time, yet follows a lasting rise', () => {
+    const b = new Baselines({ windowMs: 100000, readyMs: 10000 });
+    for (let s = 0; s < 50; s += 5) b.add(s * 1000, 'g1', 'probe', 30, true, 39);
+    // a lasting rise to 60 ms: each sample counts as at most the limit of its time
+    let limit = 39;
+    for (let s = 50; s <= 400; s += 5) {
+      b.add(s * 1000, 'g1', 'probe', 60, true, limit);
+      limit = Math.max(b.get('g1', 'probe').p95_ms * 1.3, b.get('g1', 'probe').p95_ms + 5);
+    }
+    assert.equal(b.get('g1', 'probe').p95_ms, 60, 'the new normal, reached a limit at a time');
+    const c = new Baselines({ windowMs: 100000, readyMs: 10000 });
+    for (let s = 0; s < 50; s += 5) c.add(s * 1000, 'g1', 'probe', 30, true, 39);
+    for (let s = 50; s < 105; s += 5) c.add(s * 1000, 'g1', 'probe', 500, true, 39);
+    assert.equal(c.get('g1', 'probe').p95_ms, 39, 'eleven spikes of 500 ms count as the limit (39), not as 500');
+  });
+
   it('forgets what is older than its window, so a group that really grows busier gets a new normal', () => {
     const b = new Baselines({ windowMs: 60000, readyMs: 10000 });
     for (let s = 0; s <= 60; s += 5) b.add(s * 1000, 'g1', 'probe', 30, true);
