@@ -139,6 +139,29 @@ describe('hot tenants on the real cluster', { skip: !g2 && 'the lab needs two in
     // nothing moved by itself: auto-isolation is off by default
     assert.deepEqual((await a.request('GET', '/jobs')).body.jobs.filter((j) => j.tenant === ids.hot), []);
   });
+
+  it('never flags a bot on a store alone in its group: it has no neighbour to hurt', async () => {
+    // `other` is the only tenant of this prefix on g2: a crawl of it takes all of g2's search
+    // time while g2 misses its (unreachable) objective, and still nothing is flagged
+    await sleep((WINDOW_S + 1) * 1000);
+    const bot = keepSearching(ids.other);
+    try {
+      let seen = 0;
+      for (let i = 0; i < 30 && seen < 5; i++) {
+        await sleep(1000);
+        const h = (await a.request('GET', '/hot?fresh=true')).body;
+        const g = h.groups.find((x) => x.group === g2);
+        const t = h.top.find((x) => x.tenant === ids.other);
+        if (!g?.enough || g.missed === null || !t || t.share_of_group < 0.9) continue;
+        seen += 1;
+        assert.equal(g.tenants, 1, JSON.stringify(g));
+        assert.deepEqual(h.hot.filter((x) => x.tenant.startsWith(prefix)), [], JSON.stringify(h.hot));
+      }
+      assert.equal(seen, 5, 'five observations of the crawl with g2 judged, missing its objective');
+    } finally {
+      await bot.stop();
+    }
+  });
 });
 
 describe('auto-isolation on the real cluster', { skip: !g2 && 'the lab needs two index groups' }, () => {
