@@ -3,7 +3,8 @@
 //   - one move at a time: none while any move is queued or running;
 //   - never while the cluster is not green or a data node seen before is missing;
 //   - a cool-down (auto.coolDownS) after each automatic move, which also keeps the same tenant
-//     from moving twice within it; read from the persisted jobs, so a restart does not reset it.
+//     from moving twice within it; read from the persisted jobs, so a restart does not reset it;
+//     an operator's later move of that tenant (through the API) ends it.
 // Every automatic move records its evidence in the job (reason, evidence) and in the log, and
 // shows as a region on the dashboards (tenantlab_move_active{trigger="auto"}).
 import { hotMove } from '../rebalance/observed-plan.js';
@@ -25,7 +26,10 @@ export function autoDecision({ snapshot, store, model, policy, now = Date.now() 
   const active = jobs.find((j) => j.state === 'queued' || j.state === 'running');
   if (active) return { blocked: `a move is in progress (${active.id}, tenant ${active.tenant})` };
   const coolMs = auto.coolDownS * 1000;
-  const autos = jobs.filter((j) => j.trigger === 'auto');
+  // an automatic move that an operator has since undone (a later move of the same tenant asked
+  // for through the API) no longer holds the cool-down: the operator took the decision over
+  const undone = (a) => jobs.some((j) => j.tenant === a.tenant && j.trigger !== 'auto' && j.state === 'succeeded' && ms(j.created_at) >= (ms(a.finished_at) || ms(a.created_at)));
+  const autos = jobs.filter((j) => j.trigger === 'auto' && !undone(j));
   const last = autos.reduce((m, j) => Math.max(m, ms(j.finished_at) || ms(j.created_at)), 0);
   if (last && now - last < coolMs) {
     return { blocked: `cool-down: the last automatic move ended ${Math.round((now - last) / 1000)} s ago, the next may start after ${auto.coolDownS} s` };

@@ -318,6 +318,15 @@ describe('auto-isolation guards', () => {
     assert.ok(autoDecision({ snapshot: snap(), store: store([{ ...done, trigger: 'api' }]), model, policy: on, now }).move);
   });
 
+  it("ends the cool-down when an operator has since moved that tenant back (the API's move takes the decision over)", () => {
+    const done = { id: 'move-2', type: 'move', state: 'succeeded', tenant: 'a', trigger: 'auto', created_at: '2026-01-01T00:50:00Z', finished_at: '2026-01-01T00:55:00Z' };
+    const back = { id: 'move-3', type: 'move', state: 'succeeded', tenant: 'a', trigger: 'api', created_at: '2026-01-01T00:56:00Z', finished_at: '2026-01-01T00:56:30Z' };
+    assert.ok(autoDecision({ snapshot: snap(), store: store([done, back]), model, policy: on, now }).move);
+    // a failed move back, or one before the automatic move ended, does not
+    assert.match(autoDecision({ snapshot: snap(), store: store([done, { ...back, state: 'failed' }]), model, policy: on, now }).blocked, /cool-down/);
+    assert.match(autoDecision({ snapshot: snap(), store: store([done, { ...back, created_at: '2026-01-01T00:40:00Z' }]), model, policy: on, now }).blocked, /cool-down/);
+  });
+
   it('never moves the same tenant twice within the cool-down', () => {
     const a = { id: 'move-3', type: 'move', state: 'failed', tenant: 'a', trigger: 'auto', created_at: '2026-01-01T00:55:00Z', finished_at: null };
     // a failed automatic move without an end time: the cool-down counts from its start
