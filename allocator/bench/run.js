@@ -36,7 +36,8 @@ if (!only || only === 'api' || only === 'move' || only === 'observe') {
       if (!only || only === 'observe') {
         results.observe = await benchObserve({ prefix: `${prefix}o-`, seconds: Number(process.env.BENCH_SECONDS ?? 30) });
         const o = results.observe;
-        console.log(`observe: 5 requests per observation + one probe search per group; 1,000 tenants: ${o.large.cpu_ms_per_observation} ms CPU per observation (${o.large.cpu_percent_of_a_core}% of a core at 1/s), one observation ${o.large.observation_ms_median} ms (max ${o.large.observation_ms_max}); 10 tenants: ${o.baseline.cpu_ms_per_observation} ms, ${o.baseline.observation_ms_median} ms; ratio ${o.ratio.cpu}x CPU, ${o.ratio.observation_ms}x time`);
+        console.log(`observe: ${o.large.es_requests_per_observation} Elasticsearch requests per observation + ${o.large.probe_searches_per_s} probe searches/s (${o.large.es_requests_per_s} requests/s at one observation a second); 1,000 tenants: ${o.large.cpu_ms_per_observation} ms CPU per observation (${o.large.cpu_percent_of_a_core}% of a core at 1/s), one observation ${o.large.observation_ms_median} ms (max ${o.large.observation_ms_max}); 10 tenants: ${o.baseline.cpu_ms_per_observation} ms, ${o.baseline.observation_ms_median} ms; ratio ${o.ratio.cpu}x CPU, ${o.ratio.observation_ms}x time`);
+        console.log(`observe: the probe's share of each group's search time beside ${o.large.shoppers_per_s} shopper searches/s: 1,000 tenants ${JSON.stringify(o.large.probe_share_of_search)}, 10 tenants ${JSON.stringify(o.baseline.probe_share_of_search)}`);
       }
     } catch (err) {
       console.error(`bench failed: ${err.message}`);

@@ -16,7 +16,7 @@
 // Rate: one probe per group every observe.probeIntervalMs (default 1 s), so a 60 s window holds
 // about 60 of them per group and its p95 is the third slowest; an experiment's 15 s window at
 // 250 ms holds 60 too. Cost: that many storefront pages per second per group, stated by
-// `make bench-observer` as the probe's share of the group's search time.
+// `make bench-allocator` (its observe part) as the probe's share of the group's search time.
 import { performance } from 'node:perf_hooks';
 import { vocab } from '@tenantlab/dataset/vocab';
 import { aliasFor } from '@tenantlab/contract/naming';
