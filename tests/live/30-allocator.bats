@@ -102,6 +102,8 @@ teardown_file() {
   run make -s -C "$REPO" hot
   assert_success
   assert_output --regexp "groups over the last [0-9.]+ s \(window [0-9]+ s\), cluster (green|yellow)"
+  # the judged p95 with its signal, both objectives and the baseline (or that it is still learning)
+  assert_line --regexp "^group +nodes +tenants +search_rate +search_ms_per_s +index_ms_per_s +p95 +objective +baseline +relative limit +ok "
   for g in $(groups); do assert_line --regexp "^$g +[0-9]+ +[0-9]+ "; done
   assert_output --partial "auto-isolation: off"
   assert_output --regexp "no hot tenant|HOT "
@@ -119,7 +121,7 @@ teardown_file() {
   [[ "$output" != *$'\e'* ]] || fail "escape sequences off a terminal: $(cat -A <<<"$output")"
   assert [ "${#lines[@]}" -ge 3 ]
   assert [ "${#lines[@]}" -le 5 ]
-  assert_line --regexp "^[0-9]{2}:[0-9]{2}:[0-9]{2} g1 [0-9.]+/s probe "
+  assert_line --regexp "^[0-9]{2}:[0-9]{2}:[0-9]{2} g1 [0-9.]+/s p95 ([0-9.]+|-)ms.* base ([0-9.]+|-)ms "
   run "$REPO/allocator/bin/tenantlab-allocator" --url "$ALLOCATOR" watch --every 0
   assert_failure 2
   assert_output "tenantlab-allocator: --every must be 0.5 to 60 seconds, got '0'"

@@ -320,7 +320,7 @@ check_dashboard() {
   check_dashboard load.json
 }
 
-@test "group health shows the load's p95 per group while Prometheus scrapes a run (make hot, GET /hot)" {
+@test "group health judges each group on the load's p95 while Prometheus scrapes a run (make hot, GET /hot)" {
   background_load_started
   allocator_in_lab || skip "no allocator in this lab"
   # the allocator's own query (the shoppers' p95 per group over 30 s)
@@ -336,6 +336,9 @@ check_dashboard() {
   done
   [[ "$(jq '[.groups[] | select(.load_p95_ms | type == "number" and . > 0)] | length' <<<"$body")" -gt 0 ]] \
     || fail "no group of GET /hot has a load p95: $(jq -c '[.groups[] | {group, load_p95_ms}]' <<<"$body")"
+  # and the group is judged on it: what its shoppers feel, not the probe
+  [[ "$(jq '[.groups[] | select(.load_p95_ms != null and .signal == "load" and .p95_ms == .load_p95_ms)] | length' <<<"$body")" -gt 0 ]] \
+    || fail "a group with a load p95 is not judged on it: $(jq -c '[.groups[] | {group, signal, p95_ms, load_p95_ms}]' <<<"$body")"
   run make -s -C "$REPO" hot
   assert_success
   assert_output --regexp 'load p95'
