@@ -325,7 +325,7 @@ JQ_MULTI_EQ='. as $t | $multi[] | select(. as $n | $t.raw | test("[^=!~]=\"[^\"]
   # (allocator/src/metrics.js) or, for tenantlab_load_*, the load engine (traffic/, Python:
   # prometheus_client adds _total to a counter) defines; histograms: _bucket etc.
   used="$( (cat "$DASHBOARDS_DIR"/*.json; cat prometheus/rules/*.yml) \
-    | sed -E 's/\b[a-z_]+:[a-z0-9_]+:[a-z0-9_]+\b//g' | grep -oE '\btenantlab_[a-z_]+' | sort -u)"
+    | sed -E 's/\b[a-z_]+:[a-z0-9_]+:[a-z0-9_]+\b//g' | grep -oE '\btenantlab_[a-z0-9_]+' | sort -u)"
   for m in $used; do
     [[ "$m" != *_ ]] || continue
     m="${m%_bucket}" m="${m%_count}" m="${m%_sum}"
