@@ -5,8 +5,8 @@
 # group's search time, over hot.share: only the objective can keep them unflagged), and the real
 # load engine runs the steady storefront on them (Locust, make load, reading the tenants from
 # that allocator) for two minutes: no store is flagged, while both groups are judged against a
-# ready baseline the whole second half, so the relative objective was armed. The measured
-# ten-minute run of the same check is in issue 26's closing note. About 3 minutes.
+# ready baseline the whole second half, so the relative objective was armed. LOOP_SECONDS=600
+# makes it the ten-minute run measured for issue 26's closing note. About 3 minutes.
 
 bats_require_minimum_version 1.5.0
 
@@ -66,26 +66,28 @@ setup() {
 }
 
 @test "two minutes of steady storefront traffic flag nothing, with both groups judged against a ready baseline" {
-  local hot="http://127.0.0.1:$LOOP_PORT/hot"
+  local hot="http://127.0.0.1:$LOOP_PORT/hot" seconds="${LOOP_SECONDS:-120}"
+  [[ "$seconds" =~ ^[1-9][0-9]*$ ]] && ((seconds >= 120 && seconds <= 1800)) || fail "LOOP_SECONDS=$seconds: want 120 to 1800"
   # the real load engine, its tenants read from this file's allocator
-  ALLOCATOR_PORT="$LOOP_PORT" SCENARIO=storefront DURATION=120s RATE=20 UI=0 TENANTS="${LOOP_PREFIX}*" \
+  ALLOCATOR_PORT="$LOOP_PORT" SCENARIO=storefront DURATION="${seconds}s" RATE=20 UI=0 TENANTS="${LOOP_PREFIX}*" \
     traffic/run.sh >"$LOOP_DIR/load.log" 2>&1 &
-  local load=$! i armed=0 judged=0 flags="" h
-  for ((i = 0; i < 60; i++)); do
+  local load=$! i armed=0 judged=0 flags="" h looks=$((seconds / 2)) looked=0
+  for ((i = 0; i < looks; i++)); do
     sleep 2
     h="$(curl -fsS --max-time 5 "$hot")" || continue
     flags+="$(jq -r --arg p "$LOOP_PREFIX" '.hot[] | select(.tenant | startswith($p)) | "\(.tenant) \(.crossed) \(.why)\n"' <<<"$h")"
     # the second half: every group judged, its baseline ready and its relative limit set
-    if ((i >= 30)); then
+    if ((i >= looks / 2)); then
+      looked=$((looked + 1))
       jq -e '[.groups[] | select(.signal != null)] | length >= 2' <<<"$h" >/dev/null && judged=$((judged + 1))
       jq -e '[.groups[] | select(.relative_limit_ms != null and (.baseline.ready // false))] | length >= 2' <<<"$h" >/dev/null && armed=$((armed + 1))
     fi
   done
   wait "$load" || { tail -n 20 "$LOOP_DIR/load.log"; fail "the storefront load failed"; }
   [[ -z "$flags" ]] || fail "flagged under steady traffic: $flags"
-  echo "# judged $judged, armed $armed of the last 30 looks; last: $(curl -fsS "$hot" | jq -c '[.groups[] | {group, signal, p95_ms, baseline_p95_ms, relative_limit_ms, probe_share_of_search}]')" >&3
-  ((judged >= 25)) || fail "both groups were judged in only $judged of the last 30 looks"
-  ((armed >= 25)) || fail "the relative objective was armed (a ready baseline) in only $armed of the last 30 looks"
+  echo "# $seconds s: judged $judged, armed $armed of the last $looked looks; last: $(curl -fsS "$hot" | jq -c '[.groups[] | {group, signal, p95_ms, baseline_p95_ms, relative_limit_ms, probe_share_of_search}]')" >&3
+  ((judged * 6 >= looked * 5)) || fail "both groups were judged in only $judged of the last $looked looks"
+  ((armed * 6 >= looked * 5)) || fail "the relative objective was armed (a ready baseline) in only $armed of the last $looked looks"
   # the probe's cost is stated: a share of each group's search time, under half of it
   h="$(curl -fsS "$hot")"
   jq -e '[.groups[] | select(.probe_share_of_search != null and .probe_share_of_search < 0.5)] | length >= 2' <<<"$h" >/dev/null \
