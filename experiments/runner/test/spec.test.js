@@ -242,7 +242,7 @@ test('the delivered search experiments are valid and fit 20 minutes each in full
     ['left-alone', false, { kind: 'resubmit', from: 0.25, to: 1, writers: 2, bulk_size: 500, store: 'biggest' }]]);
   for (const s of [nn, nw]) {
     const { window_s, relative, min_rise_ms, baseline_s, probe_interval_ms } = s.variants[0].isolate;
-    assert.deepEqual({ window_s, relative, min_rise_ms, baseline_s, probe_interval_ms }, { window_s: 15, relative: 1.25, min_rise_ms: 10, baseline_s: 120, probe_interval_ms: 250 });
+    assert.deepEqual({ window_s, relative, min_rise_ms, baseline_s, probe_interval_ms }, { window_s: 15, relative: 1.2, min_rise_ms: 5, baseline_s: 60, probe_interval_ms: 250 });
     assert.deepEqual(s.variants[1].isolate, { ...s.variants[0].isolate, auto: false }, `${s.name}: the variants differ only in auto`);
   }
   assert.deepEqual([nw.dataset, nw.workload, nw.repetitions, nw.report, nw.expect.map((e) => [e.metric, e.form])], [nn.dataset, nn.workload, nn.repetitions, nn.report, nn.expect.map((e) => [e.metric, e.form])]);
