@@ -141,8 +141,14 @@ demo: ## The noisy neighbour, live on the running lab (~5 min; QUICK=1 under 2 m
 watch: ## Live terminal view: groups side by side (search rate, latency vs objective, queue, CPU), hottest tenants, moves; q quits [URL= another allocator, e.g. the demo's]
 	@$(ALLOC) $(if $(URL),--url $(URL)) watch
 
-experiment-compare: ## A=<name>/<run-id> B=<name>/<run-id>: two runs side by side, with deltas
+experiment-compare: ## A=<name>/<run-id> B=<name>/<run-id> (or <name>/committed) [FORMAT=text|json|csv|md]: two runs side by side: spread, ratio with its interval, Mann-Whitney, every environment difference
 	@scripts/experiment compare
+
+experiment-runs: ## [NAME=] the stored runs, committed and local, with their verdicts (the A= / B= of experiment-compare)
+	@scripts/experiment runs
+
+experiment-plan: ## NAME= the repetitions and window length that detect the article's effect with 80% power within 30 minutes, from the committed run's spread
+	@scripts/experiment plan
 
 ## ---- Tests and benchmarks ----
 test: ## Run every test (starts and stops its own lab); ONLY=PATTERN for some; ends with "N passed, N failed"

@@ -32,17 +32,22 @@ check_report() {
         and (.figures.es.query_ms_per_query | type == "number") and (.timeline | length > 0)))] | length' "$r")"
   assert_equal "$n" "$variants"
   assert_equal "$(jq '[.variants[] | select(.layout.docs > 0 and .layout.primary_shards > 0)] | length' "$r")" "$variants"
-  # interleaved: the first round holds every variant once before any is repeated
-  assert_equal "$(jq -r --argjson v "$variants" '.plan.order[:$v] | unique | length' "$r")" "$variants"
-  # one computed verdict per expected direction
-  assert_equal "$(jq '[.verdicts[] | select(.result == "reproduced" or .result == "not_reproduced" or .result == "inconclusive")] | length' "$r")" "$expects"
-  assert_equal "$(jq '[.verdicts[] | select(.test | length > 0)] | length' "$r")" "$expects"
-  # environment and the runner's own figures
+  # rounds: every round holds every variant once, in an order drawn from the recorded seed; each
+  # repetition knows its round and its place in it
+  assert_equal "$(jq -r --argjson v "$variants" '[.plan.rounds[] | unique | length == $v] | all' "$r")" true
+  assert_equal "$(jq -r '.plan.order_seed | type' "$r")" number
+  assert_equal "$(jq -r '[.variants[].repetitions[] | (.measured_round > 0) and (.position > 0)] | all' "$r")" true
+  # a QUICK run is a smoke run: no verdict, and it says so ($expects directions unjudged)
+  assert_equal "$(jq '.plan.expect | length' "$r")" "$expects"
+  assert_equal "$(jq -r '[(.verdicts | length), .smoke.result, .plan.smoke] | join(",")' "$r")" "0,passed,true"
+  # environment and the runner's own figures, the JVMs, and whether the run may be published
   assert_equal "$(jq -r '[.environment.machine.cores, .environment.versions.elasticsearch, .environment.git_commit, .runner.wall_seconds] | all(. != null)' "$r")" true
+  assert_equal "$(jq -r '[.environment.jvm.nodes[] | (.version | length > 0) and (.heap_max_bytes > 0) and (.gc | length > 0)] | (length > 0) and all' "$r")" true
+  assert_equal "$(jq -r '[.environment.git_clean, .environment.publishable.ok] | map(type) | join(",")' "$r")" "boolean,boolean"
   measured_with_locust "$dir"
-  # the report: every variant and a verdict line; charts are SVG that parse as XML
+  # the report: every variant and the smoke line; charts are SVG that parse as XML
   for v in $(jq -r '.variants[].name' "$r"); do grep -q -- "$v" "$dir/report.md" || fail "report.md does not name variant $v"; done
-  grep -Eq '\*\*(reproduced|not_reproduced|inconclusive)\*\*' "$dir/report.md" || fail "report.md has no verdict line"
+  grep -q '\*\*smoke run, no verdict\*\* (passed)' "$dir/report.md" || fail "report.md does not say it is a smoke run"
   grep -q '<svg' "$dir/report.html" || fail "report.html has no inline chart"
   svgs_valid "$dir" 2
 }
@@ -65,7 +70,7 @@ check_report() {
   run make -s experiment NAME=h1-shard-count QUICK=1 REPEAT=1 LAB=running
   assert_success
   assert_output --partial "verdicts:"
-  check_report "$(latest_run h1-shard-count)" 4 1 2
+  check_report "$(latest_run h1-shard-count)" 4 1 1
   assert_equal "$(lab_state)" "$before"
 }
 
@@ -76,7 +81,7 @@ check_report() {
   run make -s experiment NAME=h2-split-index QUICK=1 REPEAT=2 LAB=running
   assert_success
   dir="$(latest_run h2-split-index)"
-  check_report "$dir" 4 2 4
+  check_report "$dir" 4 2 2
   # the split variants put odd store numbers in one index and even ones in the other
   assert_equal "$(jq '[.variants[] | select(.name == "2x4") | .layout.indices | length][0]' "$dir/results.json")" 2
   assert_equal "$(lab_state)" "$before"
@@ -84,33 +89,44 @@ check_report() {
 }
 
 # compare_with_changed_copy DIR: `make experiment-compare` of the run in DIR (baseline) and a
-# copy of it in which variant 1x8's mean latency is 1.5 times as high and its p95 half as high
-# (contender): exactly those two rows move, by +50% and -50%, with the right figures; every
-# other row of the table is unchanged
+# copy of it in which variant 1x8's mean latency is 1.5 times as high and its p95 half as high,
+# and another commit (contender): exactly those two rows move, by +50% and -50%, with ratios 1.5
+# and 0.5; the commit is named as an environment difference; every FORMAT answers
 compare_with_changed_copy() {
-  local dir="${1%/}" other="$BATS_TEST_TMPDIR/contender" row base cont diff
+  local dir="${1%/}" other="$BATS_TEST_TMPDIR/contender" json
   mkdir -p "$other"
-  jq '.run_id += "-contender" | (.variants[] | select(.name == "1x8") | .repetitions[].figures) |= (.avg_ms *= 1.5 | .p95_ms *= 0.5)' \
+  jq '.run_id += "-contender" | .environment.git_commit = "0000000" | (.variants[] | select(.name == "1x8") | .repetitions[].figures) |= (.avg_ms *= 1.5 | .p95_ms *= 0.5)' \
     "$dir/results.json" >"$other/results.json"
   run make -s experiment-compare A="$dir" B="$other"
   assert_success
   assert_output --partial "baseline $(jq -r .run_id "$dir/results.json") (QUICK), contender $(jq -r .run_id "$other/results.json") (QUICK)"
-  assert_line --regexp '^\| avg_ms +\| 1x8 +\| +[0-9.]+ +\| +[0-9.]+ +\| +\+[0-9.]+ +\| ms +\| +\+50% \|$'
-  assert_line --regexp '^\| p95_ms +\| 1x8 +\| +[0-9.]+ +\| +[0-9.]+ +\| +-[0-9.]+ +\| ms +\| +-50% \|$'
-  # the figures of the avg_ms row: contender 1.5 x baseline, diff their difference (three
-  # significant digits printed: within 1%)
-  row="$(grep -E '^\| avg_ms +\| 1x8 ' <<<"$output")"
-  read -r base cont diff < <(awk -F'|' '{ print $4, $5, $6 }' <<<"$row")
-  awk -v b="$base" -v c="$cont" -v d="$diff" 'BEGIN { exit !(b > 0 && (c / b - 1.5) ^ 2 < 0.0001 && ((d - (c - b)) / b) ^ 2 < 0.0001) }' \
-    || fail "avg_ms 1x8: baseline $base, contender $cont, diff $diff: not 1.5 x and their difference"
-  # every other row: no change (0%), or no figure on either side (-)
-  assert_equal "$(awk -F'|' 'NF == 9 && $2 !~ /Metric|---/ { gsub(/ /, "", $8); if ($8 != "0%" && $8 != "-") print $2 "|" $3 "|" $8 }' <<<"$output" | tr -s ' ' | sort)" \
-    "$(printf '%s\n' ' avg_ms | 1x8 |+50%' ' p95_ms | 1x8 |-50%')"
+  assert_line "environment differs: git commit: $(jq -r .environment.git_commit "$dir/results.json") -> 0000000"
+  assert_line --regexp '^\| avg_ms +\| 1x8 +\| .*\| +\+50% \| +1\.5 \[[-0-9.inf]+, [-0-9.inf]+\] \|.*$'
+  run make -s experiment-compare A="$dir" B="$other" FORMAT=json
+  assert_success
+  json="$output"
+  # ratio 1.5 and 0.5 for the changed rows, 1 (or no figure) for every other
+  assert_equal "$(jq -r '[.rows[] | select(.ratio != null) | select(((.metric == "avg_ms" and .variant == "1x8") | not) and ((.metric == "p95_ms" and .variant == "1x8") | not)) | (.ratio - 1) | fabs < 1e-9] | all' <<<"$json")" true
+  assert_equal "$(jq -r '.rows[] | select(.metric == "avg_ms" and .variant == "1x8") | (.ratio - 1.5) | fabs < 1e-9' <<<"$json")" true
+  assert_equal "$(jq -r '.rows[] | select(.metric == "p95_ms" and .variant == "1x8") | (.ratio - 0.5) | fabs < 1e-9' <<<"$json")" true
+  assert_equal "$(jq -r '[.rows[] | .baseline.n] | max' <<<"$json")" 2
+  run make -s experiment-compare A="$dir" B="$other" FORMAT=csv
+  assert_success
+  assert_line --index 0 'metric,variant,unit,baseline_mean,baseline_stdev,baseline_n,contender_mean,contender_stdev,contender_n,diff,diff_pct,ratio,ratio_low,ratio_high,ratio_unbounded,p_value'
+  run make -s experiment-compare A="$dir" B="$other" FORMAT=md
+  assert_success
+  assert_line --index 0 --partial "## h2-split-index: baseline"
+  run make -s experiment-compare A="$dir" B="$other" FORMAT=xml
+  assert_failure 2
+  assert_output "error: FORMAT=xml: want one of text, json, csv, md"
+  # the stored runs list names both ways to pass a run
+  run make -s experiment-runs NAME=h2-split-index
+  assert_success
+  assert_output --partial "h2-split-index/$(jq -r .run_id "$dir/results.json")"
 }
 
 # The two experiments that set their own lab run once each (REPEAT=1: 9 and 6 variants on labs
-# of their own would double the suite's time at REPEAT=2); their verdicts are then inconclusive
-# by design (a test needs repetitions), which check_report accepts as computed verdicts.
+# of their own would double the suite's time at REPEAT=2); a QUICK run is a smoke run anyway.
 # quick_own_lab NAME VARIANTS EXPECTS: the whole report of NAME's QUICK run in $dir ($r its
 # results.json); afterwards nothing of the experiment's lab runs and the test lab is as before.
 quick_own_lab() {
@@ -150,8 +166,8 @@ quick_own_lab() {
   # each half measured in every variant; before / during the burst where there was one
   assert_equal "$(jq '[.variants[].repetitions[].figures.by_set | select((.odd.avg_ms | type == "number") and (.even.avg_ms | type == "number"))] | length' "$r")" 6
   assert_equal "$(jq '[.variants[] | select(.burst) | .repetitions[] | select((.figures.by_set.even.burst_p95_ratio | type == "number") and (.burst.tenant | length > 0) and (.timeline_by_set.even | length > 0))] | length' "$r")" 2
-  # the bound verdict and the burst chart
-  assert_equal "$(jq '[.verdicts[] | select(.form == "bound" and .bound == 1.1)] | length' "$r")" 1
+  # the bound direction (judged in full runs only) and the burst chart
+  assert_equal "$(jq '[.plan.expect[] | select(.form == "bound" and .bound == 1.1)] | length' "$r")" 1
   [[ -s "$dir/burst-timeline.svg" ]] || fail "no burst timeline chart"
 }
 
@@ -235,7 +251,7 @@ quick_own_lab() {
     || fail "the measured repetition is missing from results.json"
 }
 
-@test "bad input: no NAME, unknown experiment, REPEAT, QUICK, LAB: one line, exit 2, nothing started" {
+@test "bad input: no NAME, unknown experiment, REPEAT (and too few for a verdict), QUICK, LAB, ORDER_SEED, PUBLISH: one line, exit 2, nothing started" {
   run make -s experiment
   assert_failure 2
   assert_output --partial "NAME= is required"
@@ -248,6 +264,16 @@ quick_own_lab() {
   run make -s experiment NAME=h2-split-index QUICK=yes
   assert_failure 2
   assert_output --partial "QUICK=yes"
+  # a verdict run below the repetitions its tests need: refused before any lab starts
+  run make -s experiment NAME=h2-split-index REPEAT=3
+  assert_failure 2
+  assert_output "error: h2-split-index: 3 repetitions give no verdict: \"2x4 answers faster than 1x8 (average and p95)\": a one-sided Mann-Whitney test reaches 0.05 with one repetition out of order from 4 repetitions of each of its 2 variants; set REPEAT=4 (or more), or QUICK=1 for a smoke run without a verdict"
+  run make -s experiment NAME=h2-split-index ORDER_SEED=soon
+  assert_failure 2
+  assert_output --partial "--order-seed soon: want a whole number"
+  run make -s experiment NAME=h2-split-index PUBLISH=yes
+  assert_failure 2
+  assert_output --partial "PUBLISH=yes: want force"
   run make -s experiment NAME=h2-split-index LAB=yours
   assert_failure 2
   assert_output --partial "LAB=yours"

@@ -125,6 +125,16 @@ export function metricValue(figures, name) {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
+/** The inverse of metricValue: sets the metric's figure in figures (creating its path); for simulated figures. */
+export function setMetricValue(figures, name, value) {
+  const def = metricDef(name);
+  if (!def) throw new TypeError(`not a metric name: ${name}`);
+  let v = figures;
+  for (const key of def.path.slice(0, -1)) v = (v[key] ??= {});
+  v[def.path[def.path.length - 1]] = value;
+  return figures;
+}
+
 /** A variant's settings: name -> { label, builtin default (undefined: the spec must give it) }. */
 export const SETTINGS = Object.freeze({
   indices: { label: 'indices', default: 1 },

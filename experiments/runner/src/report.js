@@ -7,6 +7,7 @@ import { burstTimeline, curveOverX, latencyByVariant, latencyOverTime, published
 import { fmtBytes, fmtDuration, fmtNumber, fmtP, fmtWithUnit } from './format.js';
 import { DEFAULT_REPORT_METRICS, columnDef, metricDef, metricValue } from './metrics.js';
 import { generatorCpuOf, loadEngineOf, summarize } from './results.js';
+import { protocolText } from './verdict.js';
 
 // per workload: what a repetition's raw row and its Elasticsearch row show
 const RAW_METRICS = {
@@ -85,12 +86,16 @@ const headOf = (m) => {
 const cellOf = (v, unit) => (unit === 'ratio' ? fmtWithUnit(v, unit) : unit === 'bytes' ? fmtBytes(v) : fmtNumber(v));
 
 export function verdictLine(v) {
-  const p = v.p_value === null ? 'no test run' : `p = ${fmtP(v.p_value)}`;
-  const e = v.effect && v.effect.ratio !== null && v.effect.ci_low !== null
-    ? `; ratio ${fmtNumber(v.effect.ratio)}${v.effect.of ? ` (${v.effect.of})` : ''}, ${Math.round(v.confidence * 1000) / 10}% CI ${fmtNumber(v.effect.ci_low)}-${fmtNumber(v.effect.ci_high)}`
+  const adjusted = v.p_adjusted !== undefined && v.p_adjusted !== null && v.family_size > 1 ? `, ${fmtP(v.p_adjusted)} after Holm over ${v.family_size} directions` : '';
+  const p = v.p_value === null ? 'no test run' : `p = ${fmtP(v.p_value)}${adjusted}`;
+  const level = `${Math.round(v.confidence * 1000) / 10}% CI`;
+  const e = v.effect && v.effect.ratio !== null
+    ? v.effect.unbounded
+      ? `; ratio ${fmtNumber(v.effect.ratio)}${v.effect.of ? ` (${v.effect.of})` : ''}, ${level} unbounded (the denominator cannot be told from zero)`
+      : v.effect.ci_low !== null ? `; ratio ${fmtNumber(v.effect.ratio)}${v.effect.of ? ` (${v.effect.of})` : ''}, ${level} ${fmtNumber(v.effect.ci_low)}-${fmtNumber(v.effect.ci_high)}` : ''
     : '';
   // the reason may start with a variant name (s8, 2x4): kept as written, after a dash
-  return `**${v.result}**: ${v.claim} (${v.test}, ${p}${e}) — ${v.reason}.`;
+  return `**${v.result}**: ${v.claim} (${v.test ?? 'no test'}, ${p}${e}) — ${v.reason}.`;
 }
 
 function articleTable(results, columns, summaries) {
@@ -200,9 +205,38 @@ function environmentList(results) {
     `lab.env sha256: \`${results.environment.lab_env_sha256 ?? '?'}\`; git commit: \`${results.environment.git_commit ?? '?'}\``,
     dataLine,
     `workload: ${w.scenario}, ${load}; ${phases}`,
-    `plan: ${results.plan.repetitions} repetitions, interleaved (${results.plan.order.slice(0, results.variants.length * 2).join(', ')}${results.plan.order.length > results.variants.length * 2 ? ', ...' : ''}); confidence ${results.plan.confidence}${results.quick ? '; QUICK run (small data, short phases)' : ''}`,
+    `plan: ${results.plan.repetitions} repetitions, ${roundsText(results)}; confidence ${results.plan.confidence}${results.quick ? '; QUICK run (small data, short phases)' : ''}`,
+    ...(results.environment.shape !== undefined ? [`node shape: ${results.environment.shape ?? 'not recorded'}`] : []),
+    ...jvmLines(results.environment.jvm),
+    ...(results.environment.git_clean !== undefined ? [`tree: ${results.environment.git_clean ? 'clean' : 'with uncommitted changes'}; publishable: ${results.environment.publishable?.ok ? 'yes' : 'no'}${results.environment.publishable?.override ? ' (PUBLISH=force)' : ''}`] : []),
     `runner: ${fmtNumber(r.cpu_percent)}% CPU while measuring (${engine?.label ?? 'load generator'} ${fmtNumber(generatorCpuOf(r))}%), wall time ${r.wall_seconds === null ? '-' : fmtDuration(r.wall_seconds)}`,
   ];
+}
+
+/** The order of every round in words; runs before randomised rounds show their one interleaved order. */
+export function roundsText(results) {
+  const { rounds, order, order_seed: seed } = results.plan;
+  if (!rounds) return `interleaved (${order.slice(0, results.variants.length * 2).join(', ')}${order.length > results.variants.length * 2 ? ', ...' : ''})`;
+  return `rounds in an order drawn from seed ${seed} (${rounds.map((r, i) => `${i + 1}: ${r.join(', ')}`).join('; ')})`;
+}
+
+/** The cold round and the position check, for the protocol paragraph. */
+function orderText(results) {
+  const cold = results.plan.cold_round ? `Before the first measured round: ${results.plan.cold_round}. ` : '';
+  const pos = results.position_effect;
+  if (!pos) return cold;
+  const flagged = pos.flagged.length
+    ? `The first measured round still differed from the later ones for ${pos.flagged.join(', ')} (every variant more than ${pos.tolerance * 100}% off the same way); the verdicts on it say so.`
+    : `The first measured round did not differ from the later ones by more than ${pos.tolerance * 100}% the same way for every variant.`;
+  return `${cold}Each round ran every variant once, in the order given under Environment. ${flagged}`;
+}
+
+function jvmLines(jvm) {
+  if (!jvm?.nodes?.length) return [];
+  const key = (n) => `${n.vm ?? 'JVM'} ${n.version ?? '?'}, heap ${fmtBytes(n.heap_max_bytes)}, ${n.gc.join(' + ') || 'collector ?'}${n.flags.length ? ` (${n.flags.join(' ')})` : ''}`;
+  const groups = new Map();
+  for (const n of jvm.nodes) groups.set(key(n), [...(groups.get(key(n)) ?? []), n.name]);
+  return [...groups.entries()].map(([k, names]) => `JVM: ${k} on ${names.join(', ')}`);
 }
 
 /**
@@ -263,8 +297,18 @@ export function reportBlocks(results, charts) {
     { p: `Run \`${results.run_id}\`, ${results.started_at}${results.finished_at ? ` to ${results.finished_at}` : ''}; ${results.quick ? 'QUICK' : 'full'} run, ${results.plan.repetitions} repetitions per variant.` },
   ];
   if (!results.complete) blocks.push({ p: `**incomplete run**: ${results.incomplete_reason ?? 'no reason recorded'}. The figures below are what was measured.` });
+  const pub = results.environment?.publishable;
+  if (pub && !pub.ok) blocks.push({ p: `**not publishable**: ${pub.reasons.join('; ')}.` });
+  if (pub?.override) blocks.push({ p: `**published anyway** (PUBLISH=force): ${pub.reasons.join('; ')}.` });
   blocks.push({ h: 2, text: 'Verdicts' });
-  blocks.push(results.verdicts.length ? { list: results.verdicts.map(verdictLine) } : { p: 'No verdict was computed.' });
+  if (results.smoke) blocks.push({ p: `**smoke run, no verdict** (${results.smoke.result}): ${results.smoke.reason}.` });
+  else blocks.push(results.verdicts.length ? { list: results.verdicts.map(verdictLine) } : { p: 'No verdict was computed.' });
+  if (!results.smoke && results.verdicts.length) {
+    // a run from before the protocol (no rounds recorded) says what it lacked instead
+    blocks.push({ p: results.plan.rounds
+      ? `Protocol: ${protocolText(results.plan, results.verdicts)} ${orderText(results)}`
+      : 'Protocol: this run predates the verdict protocol: one fixed order of variants in every round, a warm-up pass shorter than a window, no correction over the family of directions, bootstrap intervals.' });
+  }
   blocks.push({ h: 2, text: 'Hypothesis' }, { p: results.hypothesis });
   blocks.push({ h: 2, text: 'Source' });
   blocks.push({ list: [

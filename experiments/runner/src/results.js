@@ -157,7 +157,7 @@ export function summarize(repetitions, metrics) {
  * shape is this schema's from the first write (a run that stops early is still valid once it sets
  * complete: false and incomplete_reason).
  */
-export function resultsSkeleton(plan, { run_id, started_at = new Date().toISOString(), lab, environment }) {
+export function resultsSkeleton(plan, { run_id, started_at = new Date().toISOString(), lab, environment, workload = plan.workload }) {
   return {
     schema_version: SCHEMA_VERSION,
     experiment: plan.name,
@@ -172,11 +172,17 @@ export function resultsSkeleton(plan, { run_id, started_at = new Date().toISOStr
     quick: plan.quick,
     lab,
     environment,
-    plan: { repetitions: plan.repetitions, confidence: plan.confidence, order: plan.order, workload: plan.workload, report: plan.report },
+    plan: {
+      repetitions: plan.repetitions, confidence: plan.confidence, order: plan.order,
+      ...(plan.rounds ? { rounds: plan.rounds, order_seed: plan.order_seed, cold_round: plan.cold_round } : {}),
+      ...(plan.smoke !== undefined ? { smoke: plan.smoke } : {}),
+      workload, report: plan.report, ...(plan.expect ? { expect: plan.expect } : {}),
+    },
     variants: plan.variants.map((v) => ({
       name: v.name,
-      label: v.label,
+      label: v.label ?? v.name,
       settings: v.settings,
+      ...(v.lab ? { lab: v.lab } : {}), ...(v.burst ? { burst: v.burst } : {}), ...(v.isolate ? { isolate: v.isolate } : {}),
       layout: null,
       ...(v.published ? { published: v.published } : {}),
       repetitions: [],

@@ -5,7 +5,8 @@
 //                   results.json
 //   2. layouts.js   every variant's layout built and loaded (same documents in each), settled and
 //                   merged, on the lab that measures it
-//   3. measure.js   a warm-up pass, then the measured windows, interleaved (ABCABC), each one run
+//   3. measure.js   a full unmeasured round, then the measured rounds, each in an order drawn from
+//                   the run's recorded seed, each window one run
 //                   of the load engine (Locust) plus Elasticsearch's own figures for the window
 //   4. finalize.js  results.json (the schema of src/results-schema.json), verdicts computed from
 //                   the repetitions, report.md / report.html / SVG charts
@@ -17,6 +18,7 @@ import { clusterConnection } from '@tenantlab/contract/connection';
 import { esReason } from '@tenantlab/contract/errors';
 import { RunError } from './errors.js';
 import { loadSpec, resolveSpec } from './spec.js';
+import { planMinimum } from './verdict.js';
 import { closingText, finishRun } from './run/finalize.js';
 import { fitDataset, openLab } from './run/fitness.js';
 import { labUrl } from './run/lab-control.js';
@@ -35,8 +37,8 @@ const LAB_ROOT = resolve(new URL('../../..', import.meta.url).pathname);
  * Resolves to { dir, results }. Throws RunError (one line) when the run cannot start.
  */
 export async function runExperiment(opts) {
-  const { name, specDir, quick, repeat, locust, log, signal, narrate = false, loadMetricsPort = null, loadUiPort = null } = opts;
-  const plan = resolveSpec(loadSpec(join(specDir, `${name}.yaml`)), { quick, repeat });
+  const { name, specDir, quick, repeat, orderSeed, locust, log, signal, narrate = false, loadMetricsPort = null, loadUiPort = null } = opts;
+  const plan = planOf(resolveSpec(loadSpec(join(specDir, `${name}.yaml`)), { quick, repeat, orderSeed }), { narrate });
   const started = Date.now();
   const cpuAtStart = process.cpuUsage();
 
@@ -68,6 +70,22 @@ export async function runExperiment(opts) {
   return { dir: run.dir, results: run.results };
 }
 
+/**
+ * The plan a run follows, refused when it asks for a verdict it cannot give: a QUICK run or the
+ * demo's narration is a smoke run (every variant measured, no verdict, and said so); any other
+ * run needs the repetitions its directions declare (verdict.js minRepetitions).
+ */
+export function planOf(plan, { narrate = false } = {}) {
+  const smoke = plan.quick || narrate;
+  if (!smoke) {
+    const min = planMinimum(plan);
+    if (plan.repetitions < min.repetitions) {
+      throw new RunError(`${plan.name}: ${plan.repetitions} repetitions give no verdict: ${min.why}; set REPEAT=${min.repetitions} (or more), or QUICK=1 for a smoke run without a verdict`);
+    }
+  }
+  return { ...plan, smoke };
+}
+
 // The load's Prometheus endpoint (make demo, the running lab's Prometheus scrapes it): only the
 // storefront's closed loop; the experiments' own labs have no Prometheus. And Locust's web UI
 // (make demo): the story in a browser while each repetition lasts.
@@ -84,10 +102,11 @@ function loadEnvOf({ loadMetricsPort, loadUiPort, log }) {
 
 function parseRunArgs(argv) {
   const o = { name: null, specDir: join(LAB_ROOT, 'experiments'), quick: false, repeat: undefined, labMode: 'running', esUrl: null, runtime: 'unknown', locust: 'locust', resultsRoot: join(LAB_ROOT, '.lab/results/experiments') };
-  const takes = { '--dir': 'specDir', '--repeat': 'repeat', '--lab': 'labMode', '--lab-command': 'labCommand', '--es-url': 'esUrl', '--runtime': 'runtime', '--locust': 'locust', '--load-metrics-port': 'loadMetricsPort', '--load-ui-port': 'loadUiPort', '--results': 'resultsRoot' };
+  const takes = { '--dir': 'specDir', '--repeat': 'repeat', '--order-seed': 'orderSeed', '--lab': 'labMode', '--lab-command': 'labCommand', '--es-url': 'esUrl', '--runtime': 'runtime', '--locust': 'locust', '--load-metrics-port': 'loadMetricsPort', '--load-ui-port': 'loadUiPort', '--results': 'resultsRoot' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') o.quick = true;
+    else if (a === '--publish-anyway') o.publishAnyway = true;
     else if (a === '--narrate') o.narrate = true;
     else if (takes[a]) {
       if (i + 1 >= argv.length) throw new RunError(`${a} needs a value`);
@@ -97,6 +116,10 @@ function parseRunArgs(argv) {
     else throw new RunError(`one experiment at a time (got '${o.name}' and '${a}')`);
   }
   if (!o.name) throw new RunError('which experiment? e.g. run h2-split-index (list shows them)');
+  if (o.orderSeed !== undefined) {
+    if (!/^\d{1,10}$/.test(o.orderSeed) || Number(o.orderSeed) > 0xffffffff) throw new RunError(`--order-seed ${o.orderSeed}: want a whole number from 0 to 4294967295 (a run's plan.order_seed repeats its order)`);
+    o.orderSeed = Number(o.orderSeed);
+  }
   if (o.loadMetricsPort !== undefined) {
     if (!/^\d{1,5}$/.test(o.loadMetricsPort) || Number(o.loadMetricsPort) > 65535) throw new RunError(`--load-metrics-port ${o.loadMetricsPort}: want a port number (0: no endpoint)`);
     o.loadMetricsPort = Number(o.loadMetricsPort) || null;
@@ -114,7 +137,7 @@ function requireKnown(o) {
     const known = readdirSafe(o.specDir).filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -5)).sort();
     throw new RunError(`unknown experiment '${o.name}': pick one of ${known.join(', ') || '(none in experiments/)'}`);
   }
-  return resolveSpec(loadSpec(file), { quick: o.quick, repeat: o.repeat });
+  return planOf(resolveSpec(loadSpec(file), { quick: o.quick, repeat: o.repeat, orderSeed: o.orderSeed }), { narrate: o.narrate });
 }
 
 function readdirSafe(dir) {
@@ -124,7 +147,7 @@ function readdirSafe(dir) {
 /** `check NAME [--quick] [--repeat N]`: the spec and the plan are valid; nothing is contacted. */
 export function checkCli(argv) {
   const plan = requireKnown(parseRunArgs(argv));
-  return `${plan.name}: ${plan.variants.length} variants x ${plan.repetitions} repetitions${plan.quick ? ' (QUICK)' : ''}`;
+  return `${plan.name}: ${plan.variants.length} variants x ${plan.repetitions} repetitions${plan.smoke ? ' (QUICK: a smoke run, no verdict)' : ''}`;
 }
 
 /** `run NAME --es-url URL ...`: the experiment; prints progress, then the table and verdicts. */

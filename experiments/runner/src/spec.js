@@ -3,6 +3,7 @@
 // documented in this package's README. Validation is by hand rather than by a JSON Schema so
 // every mistake is ONE line naming the file, the field and what is allowed, and an unknown key (a
 // typo) is an error instead of a silently ignored setting.
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -10,6 +11,10 @@ import { SpecError } from './errors.js';
 import { DEFAULT_REPORT_METRICS, SETTINGS, columnDef, isMetric } from './metrics.js';
 import { averageDocumentBytes, loadDocumentProfile } from '@tenantlab/dataset/documents';
 import { profileFiles } from '@tenantlab/dataset/profiles';
+import { mulberry32 } from '@tenantlab/dataset/random';
+
+/** A fresh 32-bit seed for a run's order (recorded in its plan, ORDER_SEED= repeats it). */
+const randomSeed = () => randomBytes(4).readUInt32LE(0);
 
 export const LIMITS = Object.freeze({
   variants: [2, 12],
@@ -75,10 +80,12 @@ const RESUBMIT_KEYS = ['writers', 'bulk_size'];
 // how long before the neighbours' "after" figures start.
 const ISOLATE_KEYS = ['auto', 'window', 'share', 'objective_ms', 'relative', 'min_rise_ms', 'baseline', 'probe_interval', 'cool_down', 'interval', 'settle'];
 const WORKLOAD_RUN_KEYS = ['vus', 'think_ms', 'rate', 'ramp_up', 'warmup', 'measure', ...INGEST_RUN_KEYS];
-const WORKLOAD_KEYS = ['scenario', 'model', ...WORKLOAD_RUN_KEYS, 'quick'];
+// max_error_rate, max_late_rate: a repetition with a larger share of failed requests (written
+// documents) or late arrivals is incomplete, and the verdict does not use it
+const WORKLOAD_KEYS = ['scenario', 'model', ...WORKLOAD_RUN_KEYS, 'max_error_rate', 'max_late_rate', 'quick'];
 const REPORT_KEYS = ['metrics', 'table'];
-const EXPECT_KEYS = ['claim', 'metric', 'lower', 'higher', 'than', 'decreasing', 'increasing', 'variant', 'at_most', 'at_least', 'linear', 'peak', 'x', 'x_label', 'min_r2'];
-const WORKLOAD_DEFAULTS = { scenario: 'storefront', model: 'closed', vus: 8, think_ms: 0, rate: null, ramp_up: '30s', warmup: '60s', measure: '120s' };
+const EXPECT_KEYS = ['claim', 'metric', 'lower', 'higher', 'than', 'decreasing', 'increasing', 'variant', 'at_most', 'at_least', 'linear', 'peak', 'x', 'x_label'];
+const WORKLOAD_DEFAULTS = { scenario: 'storefront', model: 'closed', vus: 8, think_ms: 0, rate: null, ramp_up: '30s', warmup: '60s', measure: '120s', max_error_rate: 0.01, max_late_rate: 0.05 };
 const INGEST_DEFAULTS = { clients: 4, bulk_docs: 1000 };
 const MANY_SHARDS_DEFAULTS = { clients: 8, docs_per_index: 100, indices_scale: 1, ramp_up: '0s', warmup: '0s', measure: '15m' };
 export const isIngest = (workload) => workload?.scenario === 'ingest';
@@ -461,6 +468,7 @@ function checkWorkload(c, v) {
     if (base.model !== 'closed') c.fail('workload.model', `scenario: ${base.scenario} is closed (each client sends its next request when the last is answered)`);
     Object.assign(base, isIngest(base) ? INGEST_DEFAULTS : MANY_SHARDS_DEFAULTS, { vus: null, think_ms: null });
   }
+  for (const k of ['max_error_rate', 'max_late_rate']) if (w[k] !== undefined) base[k] = c.number(w[k], `workload.${k}`, [0, 1]);
   const full = checkRun(c, w, 'workload', base);
   const quick = w.quick === undefined ? { ...full } : checkRun(c, c.mapping(w.quick, 'workload.quick', WORKLOAD_RUN_KEYS), 'workload.quick', full);
   return { ...full, quick };
@@ -512,14 +520,23 @@ function checkExpect(c, v, variantNames) {
     const path = `expect[${i}]`;
     const e = c.mapping(raw, path, EXPECT_KEYS);
     const claim = c.text(e.claim, `${path}.claim`);
-    c.required(e.metric, `${path}.metric`, 'a metric name such as p95_ms');
-    if (!isMetric(e.metric)) c.fail(`${path}.metric`, `not a metric name (got ${got(e.metric)}; e.g. avg_ms, p95_ms, throughput_rps)`);
+    c.required(e.metric, `${path}.metric`, 'a metric name such as p95_ms, or a list of figures of the same windows such as [avg_ms, p95_ms]');
+    // figures of the same windows (average and p95) are one direction with two figures, not two
+    // confirmations: held when every figure holds, the opposite when every figure shows it
+    const metrics = Array.isArray(e.metric) ? c.list(e.metric, `${path}.metric`, [1, 3], 'metric names of the same windows') : [e.metric];
+    metrics.forEach((m, j) => {
+      const where = Array.isArray(e.metric) ? `${path}.metric[${j}]` : `${path}.metric`;
+      if (!isMetric(m)) c.fail(where, `not a metric name (got ${got(m)}; e.g. avg_ms, p95_ms, throughput_rps)`);
+      if (metrics.indexOf(m) !== j) c.fail(where, `${got(m)} is listed twice`);
+    });
     const forms = ['lower', 'higher', 'decreasing', 'increasing', 'at_most', 'at_least', 'linear', 'peak'].filter((k) => e[k] !== undefined);
     if (forms.length !== 1) {
       c.fail(path, `give one direction: lower or higher (with than), decreasing or increasing, at_most or at_least (with variant), linear or peak (with x) (got ${forms.length ? forms.join(' and ') : 'none'})`);
     }
     const [direction] = forms;
-    if (direction !== 'linear' && e.min_r2 !== undefined) c.fail(`${path}.min_r2`, 'only with linear');
+    const many = metrics.length > 1 ? { metrics } : {};
+    if (metrics.length > 1 && !['lower', 'higher', 'decreasing', 'increasing'].includes(direction)) c.fail(`${path}.metric`, `one metric with ${direction} (a list of figures is for lower, higher, decreasing and increasing)`);
+    const [metric] = metrics;
     if (direction === 'linear' || direction === 'peak') {
       // a curve over a numeric variable (data nodes, shards): the variants in order and their x
       const list = c.list(e[direction], `${path}.${direction}`, [3, LIMITS.variants[1]], 'variant names in the order of x');
@@ -528,17 +545,15 @@ function checkExpect(c, v, variantNames) {
       c.required(e.x, `${path}.x`, `the numeric value of each of ${order.join(', ')} (e.g. data nodes: [1, 2, 3, 4])`);
       const x = c.list(e.x, `${path}.x`, [order.length, order.length], `numbers, one per variant of ${direction}`).map((n, j) => c.number(n, `${path}.x[${j}]`, [0, 1e9]));
       x.forEach((n, j) => { if (j && n <= x[j - 1]) c.fail(`${path}.x[${j}]`, `must be above the one before (${x[j - 1]}; got ${n})`); });
-      const out = { claim, metric: e.metric, form: direction, direction, variants: order, x, x_label: e.x_label === undefined ? 'x' : c.text(e.x_label, `${path}.x_label`) };
-      if (direction === 'linear') out.min_r2 = e.min_r2 === undefined ? 0.9 : c.number(e.min_r2, `${path}.min_r2`, [0, 1]);
-      return out;
+      return { claim, metric, form: direction, direction, variants: order, x, x_label: e.x_label === undefined ? 'x' : c.text(e.x_label, `${path}.x_label`) };
     }
     if (e.x !== undefined) c.fail(`${path}.x`, 'only with linear or peak');
     if (e.x_label !== undefined) c.fail(`${path}.x_label`, 'only with linear or peak');
     if (direction === 'at_most' || direction === 'at_least') {
       // one variant's figure against a bound (the article's "stays within 10%": at_most 1.1)
-      c.required(e.variant, `${path}.variant`, `the variant whose ${e.metric} is held to the bound`);
+      c.required(e.variant, `${path}.variant`, `the variant whose ${metric} is held to the bound`);
       const bound = c.number(e[direction], `${path}.${direction}`, [-1e12, 1e12]);
-      return { claim, metric: e.metric, form: 'bound', direction, bound, variants: [variant(e.variant, `${path}.variant`)] };
+      return { claim, metric, form: 'bound', direction, bound, variants: [variant(e.variant, `${path}.variant`)] };
     }
     if (e.variant !== undefined) c.fail(`${path}.variant`, 'only with at_most or at_least (a comparison names its variants in lower/higher and than)');
     if (direction === 'lower' || direction === 'higher') {
@@ -546,7 +561,7 @@ function checkExpect(c, v, variantNames) {
       const subject = variant(e[direction], `${path}.${direction}`);
       const than = variant(e.than, `${path}.than`);
       if (subject === than) c.fail(`${path}.than`, `must be another variant than ${direction}: ${subject}`);
-      return { claim, metric: e.metric, form: 'pairwise', direction, variants: [subject, than] };
+      return { claim, metric, ...many, form: 'pairwise', direction, variants: [subject, than] };
     }
     if (e.than !== undefined) c.fail(`${path}.than`, `only with lower or higher (a ${direction} trend lists its variants in order)`);
     const list = c.list(e[direction], `${path}.${direction}`, [2, LIMITS.variants[1]], 'variant names in the expected order');
@@ -554,7 +569,7 @@ function checkExpect(c, v, variantNames) {
     order.forEach((n, j) => {
       if (order.indexOf(n) !== j) c.fail(`${path}.${direction}[${j}]`, `"${n}" is listed twice`);
     });
-    return { claim, metric: e.metric, form: 'trend', direction, variants: order };
+    return { claim, metric, ...many, form: 'trend', direction, variants: order };
   });
 }
 
@@ -632,7 +647,7 @@ export function listSpecs(dir) {
  * repetitions, durations in seconds beside their written form, and the interleaved order of the
  * measured windows (ABCABC: drift spreads across variants instead of landing on one).
  */
-export function resolveSpec(spec, { quick = false, repeat } = {}) {
+export function resolveSpec(spec, { quick = false, repeat, orderSeed } = {}) {
   let repetitions = spec.repetitions;
   if (repeat !== undefined && repeat !== null && repeat !== '') {
     const n = typeof repeat === 'string' && /^\d+$/.test(repeat.trim()) ? Number(repeat) : repeat;
@@ -661,7 +676,7 @@ export function resolveSpec(spec, { quick = false, repeat } = {}) {
     warmup_s: durationSeconds(w.warmup),
     measure_s: durationSeconds(w.measure),
   };
-  const order = measuredOrder(spec.variants, repetitions);
+  const { order, rounds, seed } = measuredOrder(spec.variants, repetitions, { seed: orderSeed ?? randomSeed(), expect: spec.expect });
   return {
     name: spec.name,
     file: spec.file,
@@ -683,26 +698,101 @@ export function resolveSpec(spec, { quick = false, repeat } = {}) {
     report: spec.report,
     expect: spec.expect,
     order,
+    rounds,
+    order_seed: seed,
+    cold_round: quick ? 'ramp-up and warm-up of the first variant (QUICK)' : 'a full unmeasured window of every variant',
   };
 }
 
 /** A variant's lab as a key: variants with equal keys run on the same lab. */
 export const labKey = (lab) => JSON.stringify(lab ?? null);
 
+/** Every ordering of xs (k! of them; called for at most PERMUTE_MAX variants). */
+function permutations(xs) {
+  if (xs.length <= 1) return [xs];
+  return xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest]));
+}
+const PERMUTE_MAX = 7;
+
+/** The relative order of `names` inside `order`. */
+const within = (order, names) => order.filter((n) => names.includes(n));
+
+// a random Latin square of names: every name once in every row and at every position (a cyclic
+// square with its symbols and columns shuffled), its rows shuffled
+function latinRows(names, next) {
+  const k = names.length;
+  const shuffle = (xs) => {
+    const o = [...xs];
+    for (let j = o.length - 1; j > 0; j--) {
+      const r = Math.floor(next() * (j + 1));
+      [o[j], o[r]] = [o[r], o[j]];
+    }
+    return o;
+  };
+  const sym = shuffle(names);
+  const col = shuffle([...Array(k).keys()]);
+  return shuffle([...Array(k).keys()]).map((i) => col.map((c) => sym[(c + i) % k]));
+}
+
 /**
- * The order of the measured windows. One lab: ABCABC. Variants on different labs (a variant
- * with a lab: of its own): each round runs every lab's variants together, and the labs take
- * turns starting a round (round 1 A then B, round 2 B then A, ...), so a lab is started
- * repetitions + 1 times at most instead of once per window, and neither lab always runs first.
+ * The order of one lab's variants in each round, drawn from a seeded stream: counterbalanced
+ * (whole random Latin squares, so over every k rounds each variant runs once at each position),
+ * and never the order of a curve under test (a trend, line or peak of three or more variants)
+ * nor its reverse, so a warm-up or a drift along the run cannot pass for the trend. When no
+ * square avoids those orders (three variants that are all one curve: every square holds a
+ * rotation of it or of its reverse), each round takes the allowed order that evens out the
+ * positions so far, ties drawn at random. -> [[names of round 1], [round 2], ...]
  */
-export function measuredOrder(variants, repetitions) {
-  const labs = [...new Set(variants.map((v) => labKey(v.lab)))];
-  const order = [];
-  for (let round = 1; round <= repetitions; round++) {
-    const turn = round % 2 === 1 ? labs : [...labs].reverse();
-    for (const key of turn) for (const v of variants) if (labKey(v.lab) === key) order.push(v.name);
+function roundsOf(names, repetitions, next, curves) {
+  const forbidden = (o) => curves.some((c) => {
+    const seen = within(o, c);
+    return seen.length >= 3 && (seen.join() === c.join() || seen.join() === [...c].reverse().join());
+  });
+  const rounds = [];
+  while (rounds.length < repetitions) {
+    let square = null;
+    for (let t = 0; t < 200 && !square; t++) {
+      const rows = latinRows(names, next);
+      if (!rows.some(forbidden)) square = rows;
+    }
+    if (!square) break;
+    rounds.push(...square.slice(0, repetitions - rounds.length));
   }
-  return order;
+  if (rounds.length === repetitions) return rounds;
+  rounds.length = 0;
+  let candidates = names.length <= PERMUTE_MAX ? permutations(names).filter((o) => !forbidden(o)) : [];
+  if (candidates.length === 0) candidates = [names];
+  const counts = new Map(names.map((n) => [n, new Array(names.length).fill(0)]));
+  for (let r = 0; r < repetitions; r++) {
+    const imbalance = (o) => o.reduce((acc, n, pos) => acc + (counts.get(n)[pos] + 1) ** 2, 0);
+    const best = Math.min(...candidates.map(imbalance));
+    const ties = candidates.filter((o) => imbalance(o) === best);
+    const pick = ties[Math.floor(next() * ties.length)];
+    pick.forEach((n, pos) => { counts.get(n)[pos]++; });
+    rounds.push([...pick]);
+  }
+  return rounds;
+}
+
+/**
+ * The measured windows, round by round: every round runs every variant once, in an order drawn
+ * from `seed` (roundsOf: counterbalanced, never a curve's own order). Variants on different labs
+ * (a variant with a lab: of its own) run together per lab, and the labs take turns starting a
+ * round (round 1 A then B, round 2 B then A, ...), so a lab is started repetitions + 1 times at
+ * most instead of once per window, and neither lab always runs first.
+ * -> { rounds: [[...], ...], order: the rounds one after the other, seed }
+ */
+export function measuredOrder(variants, repetitions, { seed = 1, expect = [] } = {}) {
+  const next = mulberry32(seed >>> 0);
+  const curves = expect.filter((e) => e.form !== 'pairwise' && e.form !== 'bound').map((e) => e.variants);
+  const labs = [...new Set(variants.map((v) => labKey(v.lab)))];
+  const perLab = new Map(labs.map((key) => [key, roundsOf(variants.filter((v) => labKey(v.lab) === key).map((v) => v.name), repetitions, next, curves)]));
+  const rounds = [];
+  for (let round = 0; round < repetitions; round++) {
+    const turn = round % 2 === 0 ? labs : [...labs].reverse();
+    rounds.push(turn.flatMap((key) => perLab.get(key)[round]));
+  }
+  return { rounds, order: rounds.flat(), seed: seed >>> 0 };
 }
 
 /**
@@ -714,11 +804,11 @@ export function estimatedSeconds(plan) {
   const w = plan.workload;
   // many-shards runs until its indices are made: about 15 created per second (and deleted faster)
   // from 16 clients on the project's 2-core machine (the master publishes every creation to every node)
-  if (isManyShards(w)) return Math.round(plan.variants.reduce((a, v) => a + plan.repetitions * (10 + v.settings.indices / 15), 0));
+  if (isManyShards(w)) return Math.round(plan.variants.reduce((a, v) => a + (plan.repetitions + (plan.quick ? 0 : 1)) * (10 + v.settings.indices / 15), 0));
   const window = w.ramp_up_s + w.warmup_s + w.measure_s;
   // an ingest variant builds nothing: a new empty index per repetition
   const build = plan.dataset.kind ? 2 : BUILD_FIXED_S + plan.dataset.products / BUILD_DOCS_PER_S;
-  // the runner's warm-up pass: every variant once, ramp-up and warm-up, before the first round
-  const warmPass = w.ramp_up_s + w.warmup_s;
+  // the cold round: every variant once, a full window (QUICK: ramp-up and warm-up), before the first measured round
+  const warmPass = plan.quick ? w.ramp_up_s + w.warmup_s : window;
   return Math.round(plan.variants.length * plan.repetitions * window + plan.variants.length * (build + warmPass));
 }

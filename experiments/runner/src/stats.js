@@ -1,10 +1,14 @@
 // The statistics behind a verdict: descriptive figures across repetitions, Mann-Whitney U for
-// "A below B", Jonckheere-Terpstra for "falls along A, B, C", and a bootstrap interval of the
-// ratio of means. Plain numbers only; the resampling draws from a seeded stream (the dataset
-// package's mulberry32), so a report is the same every time it is rendered. Conventions follow
+// "A below B", Jonckheere-Terpstra for "falls along A, B, C", Fieller's interval of the ratio of
+// means, Student's t for a mean against a bound and for a slope, Holm's correction of a family.
+// Plain numbers only; every permutation draws from a seeded stream (the dataset package's
+// mulberry32), so a report is the same every time it is rendered. Conventions follow
 // scipy.stats (mannwhitneyu's U is the first sample's; `less` means the first sample tends to be
 // smaller) so figures can be checked against it.
 import { mulberry32 } from '@tenantlab/dataset/random';
+import fCdf from '@stdlib/stats-base-dists-f-cdf';
+import studentTCdf from '@stdlib/stats-base-dists-t-cdf';
+import studentTQuantile from '@stdlib/stats-base-dists-t-quantile';
 
 export const sum = (xs) => xs.reduce((s, x) => s + x, 0);
 
@@ -285,48 +289,157 @@ function jtEnumerate(pooled, sizes, j2obs) {
   return hits / total;
 }
 
+/** Student's t: P(T <= x) with df degrees of freedom, and its quantile (@stdlib). */
+export const tCdf = (x, df) => studentTCdf(x, df);
+export const tQuantile = (p, df) => studentTQuantile(p, df);
+
+// sample variance of the mean (s^2 / n); NaN below two values
+const varOfMean = (xs) => (xs.length < 2 ? NaN : stdev(xs) ** 2 / xs.length);
+
 /**
- * Percentile bootstrap confidence interval of mean(a) / mean(b): both samples resampled with
- * replacement `iterations` times from a seeded stream. -> { ratio, low, high }; all null when
- * mean(b) is 0 (no ratio).
+ * Two-sided confidence interval of mean(a) / mean(b) by Fieller's theorem for independent samples
+ * with unequal variances (degrees of freedom by Welch-Satterthwaite at the estimated ratio). It
+ * holds its coverage at 3 or 4 repetitions where a percentile bootstrap covered 80-86%, and a
+ * denominator that cannot be told from zero at this confidence makes the interval unbounded
+ * (low and high null, `unbounded: true`) instead of dropping the resamples that hit zero.
+ * -> { ratio, low, high, unbounded, method: 'fieller' }; ratio null when mean(b) is 0.
  */
-export function bootstrapRatioCI(a, b, { confidence = 0.95, iterations = 10000, seed = 1 } = {}) {
+export function ratioCI(a, b, { confidence = 0.95 } = {}) {
   checkSample(a, 'a');
   checkSample(b, 'b');
+  const ma = mean(a);
   const mb = mean(b);
-  if (mb === 0) return { ratio: null, low: null, high: null };
-  const next = mulberry32(seed);
-  const resampledMean = (xs) => {
-    let s = 0;
-    for (let i = 0; i < xs.length; i++) s += xs[Math.floor(next() * xs.length)];
-    return s / xs.length;
-  };
-  const ratios = [];
-  for (let i = 0; i < iterations; i++) {
-    const ra = resampledMean(a);
-    const rb = resampledMean(b);
-    if (rb !== 0) ratios.push(ra / rb);
-  }
-  const tail = ((1 - confidence) / 2) * 100;
-  return { ratio: mean(a) / mb, low: percentile(ratios, tail), high: percentile(ratios, 100 - tail) };
+  const out = (ratio, low, high) => ({ ratio, low, high, unbounded: low === null || high === null, method: 'fieller' });
+  if (mb === 0) return out(null, null, null);
+  const ratio = ma / mb;
+  if (a.length < 2 || b.length < 2) return out(ratio, null, null);
+  const va = varOfMean(a);
+  const vb = varOfMean(b);
+  if (va === 0 && vb === 0) return out(ratio, ratio, ratio);
+  const dfOf = (r) => (va + r * r * vb) ** 2 / ((va ** 2) / (a.length - 1) + (r ** 4 * vb ** 2) / (b.length - 1));
+  const t = tQuantile(1 - (1 - confidence) / 2, dfOf(ratio));
+  // (ma - r mb)^2 = t^2 (va + r^2 vb), a quadratic in r
+  const A = mb * mb - t * t * vb;
+  if (A <= 0) return out(ratio, null, null);
+  const B = -2 * ma * mb;
+  const C = ma * ma - t * t * va;
+  const root = Math.sqrt(Math.max(0, B * B - 4 * A * C));
+  return out(ratio, (-B - root) / (2 * A), (-B + root) / (2 * A));
 }
 
 /**
- * One sample against a bound (a spec's `at_most` / `at_least`): the bootstrap distribution of
- * the sample's mean (percentile method, seeded). -> { mean, low, high, pAbove, pBelow }, where
- * low and high are the one-sided bounds at `confidence` (the mean is above low, below high,
- * with that confidence) and pAbove / pBelow the share of resampled means above / below `limit`.
+ * One sample's mean against a limit (a spec's `at_most` / `at_least`): Student's t, one-sided.
+ * -> { mean, low, high, pAbove, pBelow, df }: low and high are the one-sided bounds at
+ * `confidence` (the mean is above low, below high, with that confidence); pAbove is the p-value
+ * of "the mean is below the limit" (small when it clearly is), pBelow of "above". A sample with
+ * no spread is decided by its mean alone; one value gives no bound (low -Infinity, high Infinity).
  */
-export function bootstrapMeanBound(xs, limit, { confidence = 0.95, iterations = 10000, seed = 1 } = {}) {
+export function tMeanBound(xs, limit, { confidence = 0.95 } = {}) {
   checkSample(xs, 'xs');
-  const next = mulberry32(seed);
-  const means = [];
-  for (let i = 0; i < iterations; i++) {
-    let s = 0;
-    for (let j = 0; j < xs.length; j++) s += xs[Math.floor(next() * xs.length)];
-    means.push(s / xs.length);
+  const m = mean(xs);
+  const df = xs.length - 1;
+  if (df < 1) return { mean: m, low: -Infinity, high: Infinity, pAbove: 1, pBelow: 1, df };
+  const se = Math.sqrt(varOfMean(xs));
+  // no spread (every repetition the same, e.g. no rejection at all): the mean decides exactly
+  if (se === 0) return { mean: m, low: m, high: m, pAbove: m <= limit ? 0 : 1, pBelow: m >= limit ? 0 : 1, df };
+  const q = tQuantile(confidence, df);
+  const t = (m - limit) / se;
+  return { mean: m, low: m - q * se, high: m + q * se, pAbove: tCdf(t, df), pBelow: 1 - tCdf(t, df), df };
+}
+
+/**
+ * Least squares of y over x with every repetition a point, and two tests: the slope's one-sided
+ * t-tests (df = points - 2), and the lack of fit of a straight line against the repetitions' own
+ * spread at each x (the pure-error F test; needs three x values and a repeated one).
+ * -> { slope, intercept, se, df, pIncreasing, pDecreasing, low, high (one-sided bounds of the
+ *   slope at `confidence`), lackOfFit: { f, df1, df2, p } | null }
+ */
+export function slopeTest(x, groups, { confidence = 0.95 } = {}) {
+  const pts = groups.flatMap((g, i) => g.map((y) => [x[i], y]));
+  const n = pts.length;
+  const mx = mean(pts.map((p) => p[0]));
+  const my = mean(pts.map((p) => p[1]));
+  const sxx = sum(pts.map(([px]) => (px - mx) ** 2));
+  const slope = sum(pts.map(([px, py]) => (px - mx) * (py - my))) / sxx;
+  const intercept = my - slope * mx;
+  const sse = sum(pts.map(([px, py]) => (py - intercept - slope * px) ** 2));
+  const df = n - 2;
+  const se = df > 0 ? Math.sqrt(sse / df / sxx) : NaN;
+  let pIncreasing = 1;
+  let pDecreasing = 1;
+  let low = -Infinity;
+  let high = Infinity;
+  if (df > 0 && se > 0) {
+    const t = slope / se;
+    pIncreasing = 1 - tCdf(t, df);
+    pDecreasing = tCdf(t, df);
+    const q = tQuantile(confidence, df);
+    low = slope - q * se;
+    high = slope + q * se;
+  } else if (df > 0) {
+    pIncreasing = slope > 0 ? 0 : 1;
+    pDecreasing = slope < 0 ? 0 : 1;
+    low = slope;
+    high = slope;
   }
-  const above = means.filter((m) => m > limit).length / iterations;
-  const below = means.filter((m) => m < limit).length / iterations;
-  return { mean: mean(xs), low: percentile(means, (1 - confidence) * 100), high: percentile(means, confidence * 100), pAbove: above, pBelow: below };
+  const ssPure = sum(groups.map((g) => sum(g.map((y) => (y - mean(g)) ** 2))));
+  const df1 = groups.length - 2;
+  const df2 = n - groups.length;
+  let lackOfFit = null;
+  if (df1 >= 1 && df2 >= 1) {
+    const ssLack = Math.max(0, sse - ssPure);
+    if (ssPure === 0) lackOfFit = { f: ssLack > 0 ? Infinity : 0, df1, df2, p: ssLack > 0 ? 0 : 1 };
+    else {
+      const f = (ssLack / df1) / (ssPure / df2);
+      lackOfFit = { f, df1, df2, p: 1 - fCdf(f, df1, df2) };
+    }
+  }
+  return { slope, intercept, se, df, pIncreasing, pDecreasing, low, high, lackOfFit };
+}
+
+/**
+ * Holm's step-down adjustment of a family's p-values (nulls stay null, and are not counted):
+ * the smallest p times m, the next times m - 1, ..., each at least the one before, at most 1.
+ * Controls the chance of any false claim in the family at the level, as Bonferroni does, with
+ * more power.
+ */
+export function holm(ps) {
+  const idx = ps.map((p, i) => [p, i]).filter(([p]) => p !== null && p !== undefined && Number.isFinite(p)).sort((x, y) => x[0] - y[0]);
+  const m = idx.length;
+  const out = ps.map((p) => (p === null || p === undefined || !Number.isFinite(p) ? null : p));
+  let running = 0;
+  idx.forEach(([p, i], rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * p));
+    out[i] = running;
+  });
+  return out;
+}
+
+/** Standard normal draws from a seeded uniform stream (Box-Muller), for the calibration tests and the planner. */
+export function normalStream(seed) {
+  const next = mulberry32(seed);
+  let spare = null;
+  return () => {
+    if (spare !== null) {
+      const s = spare;
+      spare = null;
+      return s;
+    }
+    let u = 0;
+    while (u === 0) u = next();
+    const v = next();
+    const r = Math.sqrt(-2 * Math.log(u));
+    spare = r * Math.sin(2 * Math.PI * v);
+    return r * Math.cos(2 * Math.PI * v);
+  };
+}
+
+/** R² of the variants' means against a fitted line { slope, intercept } (the curve a report draws); 0 when the means do not vary. */
+export function rSquaredOfMeans(x, groups, { slope, intercept }) {
+  const means = groups.map((g) => mean(g));
+  const m = mean(means);
+  const ssTot = sum(means.map((y) => (y - m) ** 2));
+  if (ssTot === 0) return 0;
+  const ssRes = sum(means.map((y, i) => (y - intercept - slope * x[i]) ** 2));
+  return 1 - ssRes / ssTot;
 }

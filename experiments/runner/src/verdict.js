@@ -1,160 +1,204 @@
 // The verdict of each expected direction, computed from the repetitions' figures, never written
-// by hand. Rule, at the spec's confidence c (level 1 - c):
+// by hand. The protocol, stated in every report (protocolText):
+// - Each form is a test whose false-positive rate is at most its level (checked by simulation
+//   in test/calibration.test.js): Mann-Whitney U (pairwise), Jonckheere-Terpstra (trend), Student's
+//   t on the mean (bound), the slope's t-test with a lack-of-fit F test (linear), a permutation
+//   test of the whole sweep (peak).
+// - The directions of one experiment are one family: their p-values are adjusted with Holm's
+//   step-down method, the expected directions' and the opposite directions' each as a family.
+// - Figures of the same windows (average and p95) are one direction with two figures: it holds
+//   when every figure holds (the larger p decides), the opposite when every figure shows it.
+// - A form declares the repetitions it needs (minRepetitions): below them no verdict is given.
+// Decision at the spec's confidence c (level 1 - c), on the adjusted p-values:
 //   p <= 1 - c in the expected direction  -> reproduced
 //   p <= 1 - c in the opposite direction  -> not_reproduced (the article's direction does not hold here: a result too)
-//   otherwise                             -> inconclusive (and why: too few repetitions, or no clear difference)
-// A missing figure (a failed repetition) makes that direction inconclusive: a test on the
-// repetitions that happened to succeed would no longer be the planned one.
+//   otherwise                             -> inconclusive (and why)
+// A missing figure (a failed or incomplete repetition) makes that direction inconclusive: a test
+// on the repetitions that happened to succeed would no longer be the planned one.
 import { alphaOf, fmtNumber, fmtP, fmtWithUnit } from './format.js';
 import { metricDef, metricValue } from './metrics.js';
 import { mulberry32 } from '@tenantlab/dataset/random';
-import { binomial, bootstrapMeanBound, bootstrapRatioCI, jonckheereTerpstra, mannWhitneyU, mean, multinomial, percentile } from './stats.js';
-import { linearRegression, linearRegressionLine, rSquared } from 'simple-statistics';
+import { binomial, holm, jonckheereTerpstra, mannWhitneyU, mean, multinomial, ratioCI, rSquaredOfMeans, slopeTest, tMeanBound } from './stats.js';
 
 // p-values are exact fractions like 1/20 compared with a level like 1 - 0.95 in floats
 const EPS = 1e-12;
 const OPPOSITE = { lower: 'higher', higher: 'lower', decreasing: 'increasing', increasing: 'decreasing' };
 const WORD = { lower: 'below', higher: 'above', decreasing: 'fell', increasing: 'rose' };
+export const PEAK_DRAWS = 2000;
 
-/** FNV-1a: a bootstrap seed per expectation, so the same results always render the same interval. */
+/** FNV-1a: a permutation seed per expectation, so the same results always render the same verdict. */
 function seedOf(text) {
   let h = 0x811c9dc5;
   for (const ch of text) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
   return h;
 }
 
-/** Smallest equal repetition count whose best possible one-sided p reaches alpha. */
-function repetitionsNeeded(groups, alpha) {
-  for (let r = 1; r <= 20; r++) {
-    const splits = groups === 2 ? binomial(2 * r, r) : multinomial(new Array(groups).fill(r));
-    if (1 / splits <= alpha + EPS) return r;
+/**
+ * The repetitions per variant a direction needs before it may give a verdict at level alpha.
+ * Rank tests (pairwise, trend): the smallest equal count at which a result with one repetition
+ * out of order (one adjacent pair swapped) still reaches alpha: k / (ways to split the values) <=
+ * alpha; for Mann-Whitney at 0.05 that is 4 per side (3 against 3 reaches 0.05 only with every
+ * repetition in order, one swap gives 0.1). Student's t (bound): 4 (3 degrees of freedom; below,
+ * the bound is too wide to hold anything a laptop measures). A line: 3 per x (the lack-of-fit
+ * test needs the repetitions' own spread at every x). A peak: 3 per variant (a permutation test
+ * of the whole sweep, whose smallest p at 3 x 3 values is below 0.001).
+ * -> { repetitions, why }
+ */
+export function minRepetitions(e, alpha) {
+  if (e.form === 'bound') return { repetitions: 4, why: "Student's t on the mean needs 4 repetitions (3 degrees of freedom)" };
+  if (e.form === 'linear') return { repetitions: 3, why: 'the lack-of-fit test of a line needs 3 repetitions at every x' };
+  if (e.form === 'peak') return { repetitions: 3, why: 'the permutation test of a peak needs 3 repetitions of every variant' };
+  const k = e.variants.length;
+  const test = e.form === 'pairwise' ? 'Mann-Whitney' : 'Jonckheere-Terpstra';
+  for (let r = 2; r <= 20; r++) {
+    const splits = k === 2 ? binomial(2 * r, r) : multinomial(new Array(k).fill(r));
+    if (k / splits <= alpha + EPS) return { repetitions: r, why: `a one-sided ${test} test reaches ${alpha} with one repetition out of order from ${r} repetitions of each of its ${k} variants` };
   }
-  return null;
+  return { repetitions: 20, why: `a ${test} test of ${k} variants` };
 }
 
-function valuesOf(figures, variant, metric) {
+/** The largest minRepetitions over a plan's directions -> { repetitions, why } (why names the direction). */
+export function planMinimum(plan) {
+  const alpha = alphaOf(plan.confidence);
+  let best = { repetitions: 1, why: null };
+  for (const e of plan.expect) {
+    const m = minRepetitions(e, alpha);
+    if (m.repetitions > best.repetitions) best = { repetitions: m.repetitions, why: `"${e.claim}": ${m.why}` };
+  }
+  return best;
+}
+
+function valuesOf(figures, reasons, variant, metric) {
   const reps = figures[variant];
   if (!Array.isArray(reps) || reps.length === 0) return { missing: `no repetition of ${variant} has figures` };
   const values = [];
   for (let i = 0; i < reps.length; i++) {
-    const v = metricValue(reps[i], metric);
-    if (v === null) return { missing: `${variant} has no ${metric} figure for repetition ${i + 1} (failed or incomplete)` };
+    const v = reps[i] ? metricValue(reps[i], metric) : null;
+    if (v === null) {
+      const why = reasons?.[variant]?.[i];
+      return { missing: `${variant}'s repetition ${i + 1} has no ${metric} figure (${why ?? 'failed or incomplete'})` };
+    }
     values.push(v);
   }
   return { values };
 }
 
-function testName(form, result) {
-  if (form === 'linear') return 'least squares over the repetitions, slope interval by bootstrap';
-  if (form === 'peak') return 'Jonckheere-Terpstra, one-sided, on each side of the best mean';
-  if (form === 'bound') return 'bootstrap of the mean over the repetitions, one-sided bound';
-  if (form === 'pairwise') return `Mann-Whitney U, one-sided, ${result?.method === 'normal' ? 'normal approximation' : 'exact'}`;
-  if (result?.method === 'monte-carlo') return `Jonckheere-Terpstra, one-sided, Monte Carlo (${result.draws} permutations)`;
-  return 'Jonckheere-Terpstra, one-sided, exact';
-}
+const ratioEffect = (ci, of) => ({ ratio: ci.ratio, ci_low: ci.low, ci_high: ci.high, unbounded: ci.unbounded, method: 'Fieller', ...(of ? { of } : {}) });
 
-function pairwise(e, samples, confidence) {
+// --- the forms: each -> { base: { test, p_value, p_value_opposite, statistic, means, effect }, say } ---
+
+function pairwiseOne(e, metric, samples, confidence) {
   const [subject, than] = e.variants;
   const [a, b] = [samples[subject], samples[than]];
-  const alpha = alphaOf(confidence);
-  const { unit } = metricDef(e.metric);
   const alt = { lower: 'less', higher: 'greater' };
   const expected = mannWhitneyU(a, b, { alternative: alt[e.direction] });
   const opposite = mannWhitneyU(a, b, { alternative: alt[OPPOSITE[e.direction]] });
-  const ci = bootstrapRatioCI(a, b, { confidence, seed: seedOf(`${e.metric}:${e.variants}`) });
+  const ci = ratioCI(a, b, { confidence });
+  const { unit } = metricDef(metric);
   const means = `mean ${fmtWithUnit(mean(a), unit)} vs ${fmtWithUnit(mean(b), unit)}`;
   const separated = (dir) => (dir === 'lower' ? Math.max(...a) < Math.min(...b) : Math.min(...a) > Math.max(...b));
-  const said = (dir) => `${subject}'s ${e.metric} was ${WORD[dir]} ${than}'s${separated(dir) ? ' in every repetition' : ''} (${means}, ratio ${fmtNumber(ci.ratio)})`;
-  const base = {
-    test: testName('pairwise', expected),
+  return {
+    metric,
+    test: `Mann-Whitney U, one-sided, ${expected.method === 'normal' ? 'normal approximation' : 'exact'}`,
     p_value: expected.p,
     p_value_opposite: opposite.p,
     statistic: { u: expected.u },
     means: { [subject]: mean(a), [than]: mean(b) },
-    effect: { ratio: ci.ratio, ci_low: ci.low, ci_high: ci.high },
+    effect: ratioEffect(ci),
+    said: (dir) => `${subject}'s ${metric} was ${WORD[dir]} ${than}'s${separated(dir) ? ' in every repetition' : ''} (${means}, ratio ${fmtNumber(ci.ratio)} ${ciText(ci, confidence)})`,
+    means_text: means,
   };
-  const minP = 1 / binomial(a.length + b.length, a.length);
-  return decide(base, {
-    alpha, minP,
-    reproduced: () => `${said(e.direction)}: p = ${fmtP(expected.p)} <= ${alpha}`,
-    notReproduced: () => `the opposite held: ${said(OPPOSITE[e.direction])}: p = ${fmtP(opposite.p)} <= ${alpha} for the opposite direction`,
-    tooFew: () => {
-      const need = repetitionsNeeded(2, alpha);
-      return `with ${a.length} and ${b.length} repetitions the smallest p a Mann-Whitney test can give is ${fmtP(minP)}, above ${alpha}: run at least ${need} repetitions of each (REPEAT=${need}) (${means})`;
-    },
-    unclear: () => `no clear difference: p = ${fmtP(expected.p)} for ${subject}'s ${e.metric} ${WORD[e.direction]} ${than}'s, ${fmtP(opposite.p)} for ${WORD[OPPOSITE[e.direction]]}, both above ${alpha} (${means})`,
-  });
 }
 
-function trend(e, samples, confidence) {
+function trendOne(e, metric, samples, confidence) {
   const groups = e.variants.map((v) => samples[v]);
-  const alpha = alphaOf(confidence);
-  const { unit } = metricDef(e.metric);
-  const seed = seedOf(`${e.metric}:${e.variants}`);
+  const seed = seedOf(`${metric}:${e.variants}`);
   const expected = jonckheereTerpstra(groups, { alternative: e.direction, seed });
   const opposite = jonckheereTerpstra(groups, { alternative: OPPOSITE[e.direction], seed });
   const first = e.variants[0];
   const last = e.variants[e.variants.length - 1];
-  const ci = bootstrapRatioCI(samples[last], samples[first], { confidence, seed });
+  const ci = ratioCI(samples[last], samples[first], { confidence });
+  const { unit } = metricDef(metric);
   const means = `means ${groups.map((g) => fmtNumber(mean(g))).join(', ')}${unit && unit !== 'ratio' ? ` ${unit}` : ''}`;
   const along = e.variants.join(', ');
-  const base = {
-    test: testName('trend', expected),
+  return {
+    metric,
+    test: expected.method === 'monte-carlo' ? `Jonckheere-Terpstra, one-sided, Monte Carlo (${expected.draws} permutations)` : 'Jonckheere-Terpstra, one-sided, exact',
     p_value: expected.p,
     p_value_opposite: opposite.p,
     statistic: { j: expected.j, j_max: expected.jMax },
     means: Object.fromEntries(e.variants.map((v, i) => [v, mean(groups[i])])),
-    effect: { ratio: ci.ratio, ci_low: ci.low, ci_high: ci.high, of: `${last}/${first}` },
+    effect: ratioEffect(ci, `${last}/${first}`),
+    said: (dir) => `${metric} ${WORD[dir]} along ${along} (${means}; J = ${fmtNumber(expected.j)} of ${expected.jMax}; ${last}/${first} ${fmtNumber(ci.ratio)} ${ciText(ci, confidence)})`,
+    means_text: means,
   };
-  const minP = 1 / multinomial(groups.map((g) => g.length));
-  return decide(base, {
-    alpha, minP,
-    reproduced: () => `${e.metric} ${WORD[e.direction]} along ${along} (${means}; J = ${fmtNumber(expected.j)} of ${expected.jMax}): p = ${fmtP(expected.p)} <= ${alpha}`,
-    notReproduced: () => `the opposite held: ${e.metric} ${WORD[OPPOSITE[e.direction]]} along ${along} (${means}): p = ${fmtP(opposite.p)} <= ${alpha} for the opposite trend`,
-    tooFew: () => {
-      const need = repetitionsNeeded(groups.length, alpha);
-      return `with ${groups.map((g) => g.length).join(', ')} repetitions the smallest p a Jonckheere-Terpstra test can give is ${fmtP(minP)}, above ${alpha}: run at least ${need} repetitions of each (REPEAT=${need}) (${means})`;
-    },
-    unclear: () => `no clear trend: p = ${fmtP(expected.p)} for ${e.metric} ${e.direction} along ${along}, ${fmtP(opposite.p)} for ${OPPOSITE[e.direction]}, both above ${alpha} (${means})`,
-  });
 }
 
-// One variant's mean against a bound: held when the one-sided bootstrap bound of its mean at the
-// confidence is within it; broken when the opposite bound is past it; else inconclusive.
+const ciText = (ci, confidence) => (ci.ratio === null ? '' : ci.unbounded ? `(${Math.round(confidence * 100)}% interval unbounded)` : `(${Math.round(confidence * 100)}% interval ${fmtNumber(ci.low)} to ${fmtNumber(ci.high)})`);
+
+// pairwise and trend, over one or more figures of the same windows: every figure's test, the
+// larger p of each side decides (an intersection-union test: no correction needed)
+function ranked(one) {
+  return (e, samplesByMetric, confidence) => {
+    const metrics = e.metrics ?? [e.metric];
+    const each = metrics.map((m) => one(e, m, samplesByMetric[m], confidence));
+    const [first] = each;
+    const p = Math.max(...each.map((x) => x.p_value));
+    const pOpp = Math.max(...each.map((x) => x.p_value_opposite));
+    const both = (fn) => each.map(fn).join('; and ');
+    const base = {
+      test: first.test + (each.length > 1 ? `, on each of ${metrics.join(' and ')} (the larger p decides)` : ''),
+      p_value: p,
+      p_value_opposite: pOpp,
+      statistic: first.statistic,
+      means: first.means,
+      effect: first.effect,
+      ...(each.length > 1 ? { figures: each.map(({ said, means_text, ...rest }) => rest) } : {}),
+    };
+    return {
+      base,
+      say: {
+        reproduced: (adj) => `${both((x) => x.said(e.direction))}: p = ${pText(p, adj)}`,
+        notReproduced: (adj) => `the opposite held: ${both((x) => x.said(OPPOSITE[e.direction]))}: p = ${pText(pOpp, adj)} for the opposite direction`,
+        unclear: (adj, adjOpp) => `no clear ${e.form === 'pairwise' ? 'difference' : 'trend'}: p = ${pText(p, adj)} for ${e.form === 'pairwise' ? `${e.variants[0]}'s ${metrics.join(' and ')} ${WORD[e.direction]} ${e.variants[1]}'s` : `${metrics.join(' and ')} ${e.direction} along ${e.variants.join(', ')}`}, ${pText(pOpp, adjOpp)} for ${e.form === 'pairwise' ? WORD[OPPOSITE[e.direction]] : OPPOSITE[e.direction]} (${each.map((x) => x.means_text).join('; ')})`,
+      },
+    };
+  };
+}
+
+// "0.029" or "0.029, 0.057 adjusted" when the family adjusted it
+function pText(raw, adj) {
+  if (adj === undefined || adj === null || Math.abs(adj - raw) < EPS) return fmtP(raw);
+  return `${fmtP(raw)} (${fmtP(adj)} after Holm)`;
+}
+
+// One variant's mean against a bound: Student's t, one-sided.
 function bound(e, samples, confidence) {
   const [v] = e.variants;
-  const xs = samples[v];
+  const xs = samples[e.metric][v];
   const { unit } = metricDef(e.metric);
-  const b = bootstrapMeanBound(xs, e.bound, { confidence, seed: seedOf(`${e.metric}:${v}:${e.bound}`) });
+  const b = tMeanBound(xs, e.bound, { confidence });
   const most = e.direction === 'at_most';
-  const held = most ? b.high <= e.bound : b.low >= e.bound;
-  const broken = most ? b.low > e.bound : b.high < e.bound;
   const values = `${xs.map((x) => fmtNumber(x)).join(', ')}${unit && unit !== 'ratio' && unit !== 'x' ? ` ${unit}` : ''}`;
   const interval = `mean ${fmtNumber(b.mean)}, one-sided ${Math.round(confidence * 100)}% bound ${fmtNumber(most ? b.high : b.low)}`;
-  const base = {
-    test: testName('bound'),
-    p_value: most ? b.pAbove : b.pBelow,
-    p_value_opposite: most ? b.pBelow : b.pAbove,
-    statistic: { bound: e.bound, low: b.low, high: b.high },
-    means: { [v]: b.mean },
-    effect: null,
-  };
   const word = most ? 'at most' : 'at least';
-  if (held) return { ...base, result: 'reproduced', reason: `${v}'s ${e.metric} stayed ${word} ${fmtNumber(e.bound)} (${interval}; repetitions ${values})` };
-  if (broken) return { ...base, result: 'not_reproduced', reason: `${v}'s ${e.metric} was ${most ? 'above' : 'below'} ${fmtNumber(e.bound)} (${interval}; repetitions ${values})` };
-  return { ...base, result: 'inconclusive', reason: `${v}'s ${e.metric} is not clearly ${word} ${fmtNumber(e.bound)}: ${interval} (repetitions ${values}); more repetitions (REPEAT=) narrow the bound` };
-}
-
-/**
- * Least squares of the metric over x, every repetition a point -> { slope, intercept, r2 }; r2 of
- * the means (the curve the report draws), so repetition noise does not hide a straight line.
- */
-export function linearFit(x, groups) {
-  const points = groups.flatMap((g, i) => g.map((y) => [x[i], y]));
-  const { m, b } = linearRegression(points);
-  const means = groups.map((g, i) => [x[i], mean(g)]);
-  const r2 = rSquared(means, linearRegressionLine({ m, b }));
-  return { slope: m, intercept: b, r2: Number.isFinite(r2) ? r2 : 0 };
+  const p = most ? b.pAbove : b.pBelow;
+  const pOpp = most ? b.pBelow : b.pAbove;
+  return {
+    base: {
+      test: "Student's t on the mean over the repetitions, one-sided",
+      p_value: p,
+      p_value_opposite: pOpp,
+      statistic: { bound: e.bound, low: b.low, high: b.high, df: b.df },
+      means: { [v]: b.mean },
+      effect: null,
+    },
+    say: {
+      reproduced: (adj) => `${v}'s ${e.metric} stayed ${word} ${fmtNumber(e.bound)} (${interval}; repetitions ${values}): p = ${pText(p, adj)}`,
+      notReproduced: (adj) => `${v}'s ${e.metric} was ${most ? 'above' : 'below'} ${fmtNumber(e.bound)} (${interval}; repetitions ${values}): p = ${pText(pOpp, adj)}`,
+      unclear: (adj, adjOpp) => `${v}'s ${e.metric} is not clearly ${word} ${fmtNumber(e.bound)}: ${interval} (repetitions ${values}; p = ${pText(p, adj)}, ${pText(pOpp, adjOpp)} for the opposite); more repetitions (REPEAT=) narrow the bound`,
+    },
+  };
 }
 
 /**
@@ -171,118 +215,209 @@ export function capOf(x, means) {
   return null;
 }
 
-// Rises with x, in a straight line: the slope's bootstrap interval (repetitions resampled per x)
-// above 0 and the means' R2 at least min_r2 -> reproduced; a slope whose interval is at or below
-// 0 -> not reproduced, as is a clear rise that is not a line (R2 below min_r2 with the slope's
-// interval above 0: said so); otherwise inconclusive.
+/** Least squares of the metric over x, every repetition a point -> { slope, intercept, r2 } (r2 of the means: the curve the report draws). */
+export function linearFit(x, groups) {
+  const t = slopeTest(x, groups);
+  return { slope: t.slope, intercept: t.intercept, r2: rSquaredOfMeans(x, groups, t) };
+}
+
+// Rises with x, in a straight line: the slope's one-sided t-test, and the lack-of-fit F test of
+// the line against the repetitions' own spread. Reproduced: the slope is above 0 and the line
+// fits (lack of fit not significant). Not reproduced: the slope is below 0, or the rise is not a
+// line (lack of fit significant): two ways, so each is tested at half the level (Bonferroni).
 function linear(e, samples, confidence) {
-  const groups = e.variants.map((v) => samples[v]);
-  const fit = linearFit(e.x, groups);
-  const next = mulberry32(seedOf(`${e.metric}:${e.variants}:linear`));
-  const slopes = [];
-  for (let i = 0; i < 2000; i++) {
-    const pts = groups.flatMap((g, j) => g.map(() => [e.x[j], g[Math.floor(next() * g.length)]]));
-    slopes.push(linearRegression(pts).m);
-  }
-  const tail = (1 - confidence) * 100;
-  const low = percentile(slopes, tail);
-  const high = percentile(slopes, 100 - tail);
+  const groups = e.variants.map((v) => samples[e.metric][v]);
+  const alpha = alphaOf(confidence);
+  const t = slopeTest(e.x, groups, { confidence });
+  const r2 = rSquaredOfMeans(e.x, groups, t);
   const means = groups.map((g) => mean(g));
   const cap = capOf(e.x, means);
   const { unit } = metricDef(e.metric);
+  const lof = t.lackOfFit;
   const curve = `means ${means.map((m, i) => `${fmtNumber(m)} at ${e.x[i]}`).join(', ')}${unit && unit !== 'ratio' ? ` ${unit}` : ''}`;
-  const line = `slope ${fmtNumber(fit.slope)} per unit of x (one-sided ${Math.round(confidence * 100)}% interval ${fmtNumber(low)} to ${fmtNumber(high)}), R² ${fmtNumber(fit.r2)}`;
+  const line = `slope ${fmtNumber(t.slope)} per unit of x (one-sided ${Math.round(confidence * 100)}% bounds ${fmtNumber(t.low)} to ${fmtNumber(t.high)}), R² of the means ${fmtNumber(r2)}, lack of fit p = ${lof ? fmtP(lof.p) : '-'}`;
   // on one machine, a bend is where its own cores (or disk) run out: the lab's limit, not the system's
   const capText = cap === null ? 'every step paid' : `the gain per step fell below half the first step's after x = ${cap} (where this machine's own cores cap the lab, not a limit of the system measured)`;
-  const base = {
-    test: `least squares over the repetitions; slope interval by bootstrap (2000 resamples); R² of the means against ${e.min_r2}`,
-    p_value: slopes.filter((v) => v <= 0).length / slopes.length,
-    p_value_opposite: slopes.filter((v) => v >= 0).length / slopes.length,
-    statistic: { slope: fit.slope, intercept: fit.intercept, r2: fit.r2, slope_low: low, slope_high: high, min_r2: e.min_r2, x: e.x, cap_at: cap },
-    means: Object.fromEntries(e.variants.map((v, i) => [v, means[i]])),
-    effect: null,
+  const lofP = lof ? lof.p : 1;
+  const pOpp = Math.min(1, 2 * Math.min(t.pDecreasing, t.pIncreasing <= alpha ? lofP : 1));
+  const notLine = lofP <= alpha / 2 + EPS;
+  return {
+    base: {
+      test: "least squares over the repetitions: the slope's one-sided t-test, and the lack-of-fit F test of a line (pure error of the repetitions)",
+      p_value: t.pIncreasing,
+      p_value_opposite: pOpp,
+      statistic: { slope: t.slope, intercept: t.intercept, r2, slope_low: t.low, slope_high: t.high, df: t.df, lack_of_fit: lof, x: e.x, cap_at: cap },
+      means: Object.fromEntries(e.variants.map((v, i) => [v, means[i]])),
+      effect: null,
+    },
+    // the rise holds but is not a line: the lack of fit decides, not the slope
+    gate: lofP <= alpha + EPS ? { reason: `${e.metric} rose with x but the line does not fit: lack of fit p = ${fmtP(lofP)} <= ${alpha} (${line}; ${curve}); ${capText}` } : null,
+    say: {
+      reproduced: (adj) => `${e.metric} rose in a line with x (${line}; ${curve}): p = ${pText(t.pIncreasing, adj)}; ${capText}`,
+      notReproduced: (adj) => (notLine && t.pIncreasing <= alpha
+        ? `${e.metric} rose with x but not in a line: lack of fit p = ${fmtP(lofP)} (${line}; ${curve}); p = ${pText(pOpp, adj)}; ${capText}`
+        : `${e.metric} did not rise with x (${line}; ${curve}): p = ${pText(pOpp, adj)} for a fall`),
+      unclear: () => `no clear line: ${line} (${curve}); more repetitions (REPEAT=) narrow the slope`,
+    },
   };
-  if (low > 0 && fit.r2 >= e.min_r2) return { ...base, result: 'reproduced', reason: `${e.metric} rose in a line with x (${line}; ${curve}); ${capText}` };
-  if (high <= 0) return { ...base, result: 'not_reproduced', reason: `${e.metric} did not rise with x (${line}; ${curve})` };
-  if (low > 0) return { ...base, result: 'not_reproduced', reason: `${e.metric} rose with x but not in a line: R² ${fmtNumber(fit.r2)} < ${e.min_r2} (${line}; ${curve}); ${capText}` };
-  return { ...base, result: 'inconclusive', reason: `no clear slope: ${line} (${curve}); more repetitions (REPEAT=) narrow the interval` };
 }
 
-// A rise to a peak inside the sweep, then a fall: the variant with the best mean is the peak;
-// reproduced when it is neither end and the rise up to it and the fall after it are both
-// significant trends (Jonckheere-Terpstra; a side of one step is a Mann-Whitney pair); not
-// reproduced when the best is an end and the whole sweep trends towards it (no tipping point in
-// the sweep); otherwise inconclusive.
+// standardised Jonckheere-Terpstra J of groups (no tie correction: a statistic for the permutation test)
+function jZ(groups, up) {
+  let j = 0;
+  for (let i = 0; i < groups.length; i++) {
+    for (let k = i + 1; k < groups.length; k++) {
+      for (const x of groups[i]) for (const y of groups[k]) j += (up ? x < y : x > y) ? 1 : x === y ? 0.5 : 0;
+    }
+  }
+  const n = groups.map((g) => g.length);
+  const N = n.reduce((s, v) => s + v, 0);
+  const sq = n.reduce((s, v) => s + v * v, 0);
+  const e = (N * N - sq) / 4;
+  const v = (N * N * (2 * N + 3) - n.reduce((s, m) => s + m * m * (2 * m + 3), 0)) / 72;
+  return v > 0 ? (j - e) / Math.sqrt(v) : 0;
+}
+
+/**
+ * The peak statistic of a sweep: the variant with the best mean; when it is inside the sweep,
+ * the weaker of the rise up to it and the fall after it (standardised J), else -Infinity.
+ */
+function peakStatistic(groups, better) {
+  const means = groups.map((g) => mean(g));
+  const best = means.indexOf(better === 'lower' ? Math.min(...means) : Math.max(...means));
+  if (best === 0 || best === groups.length - 1) return { best, t: -Infinity };
+  const up = better !== 'lower';
+  return { best, t: Math.min(jZ(groups.slice(0, best + 1), up), jZ(groups.slice(best), !up)) };
+}
+
+/**
+ * A permutation test of "rises to a peak inside the sweep, then falls": the statistic of the
+ * data against the same statistic over `draws` shuffles of the values across variants (seeded).
+ * Picking the best mean and then testing both sides on the same data is accounted for, since
+ * every shuffle picks its own. -> { best, t, p }
+ */
+export function peakPermutation(groups, better, { draws = PEAK_DRAWS, seed = 1 } = {}) {
+  const obs = peakStatistic(groups, better);
+  if (obs.t === -Infinity) return { ...obs, p: 1 };
+  const pooled = groups.flat();
+  const sizes = groups.map((g) => g.length);
+  const next = mulberry32(seed);
+  let hits = 0;
+  for (let d = 0; d < draws; d++) {
+    for (let i = pooled.length - 1; i > 0; i--) {
+      const k = Math.floor(next() * (i + 1));
+      [pooled[i], pooled[k]] = [pooled[k], pooled[i]];
+    }
+    let at = 0;
+    const g = sizes.map((n) => pooled.slice(at, (at += n)));
+    if (peakStatistic(g, better).t >= obs.t - EPS) hits++;
+  }
+  return { ...obs, p: (hits + 1) / (draws + 1) };
+}
+
+// A rise to a peak inside the sweep, then a fall (peakPermutation). Not reproduced: the best is
+// an end and the whole sweep trends towards it (Jonckheere-Terpstra, its direction picked from
+// the data, so doubled).
 function peak(e, samples, confidence) {
-  const groups = e.variants.map((v) => samples[v]);
+  const groups = e.variants.map((v) => samples[e.metric][v]);
   const means = groups.map((g) => mean(g));
   const def = metricDef(e.metric);
   const up = def.better === 'lower' ? 'decreasing' : 'increasing';
   const down = OPPOSITE[up];
-  const best = means.indexOf(def.better === 'lower' ? Math.min(...means) : Math.max(...means));
-  const alpha = alphaOf(confidence);
   const seed = seedOf(`${e.metric}:${e.variants}:peak`);
-  const side = (from, to, dir) => jonckheereTerpstra(groups.slice(from, to), { alternative: dir, seed }).p;
+  const perm = peakPermutation(groups, def.better, { seed });
+  const { best } = perm;
   const curve = `means ${means.map((m, i) => `${fmtNumber(m)} at ${e.x[i]}`).join(', ')}${def.unit && def.unit !== 'ratio' ? ` ${def.unit}` : ''}`;
   const at = `the best mean at x = ${e.x[best]} (${e.variants[best]})`;
-  const base = {
-    test: 'Jonckheere-Terpstra, one-sided, on each side of the best mean',
-    p_value: null, p_value_opposite: null,
-    statistic: { peak_variant: e.variants[best], peak_x: e.x[best], x: e.x },
-    means: Object.fromEntries(e.variants.map((v, i) => [v, means[i]])),
-    effect: null,
-  };
-  if (best > 0 && best < groups.length - 1) {
-    const pUp = side(0, best + 1, up);
-    const pDown = side(best, groups.length, down);
-    const out = { ...base, p_value: Math.max(pUp, pDown), statistic: { ...base.statistic, p_rise: pUp, p_fall: pDown } };
-    if (pUp <= alpha + EPS && pDown <= alpha + EPS) return { ...out, result: 'reproduced', reason: `${e.metric} rose to ${at}, then fell (p = ${fmtP(pUp)} before, ${fmtP(pDown)} after, both <= ${alpha}; ${curve})` };
-    return { ...out, result: 'inconclusive', reason: `${at}, but the rise (p = ${fmtP(pUp)}) or the fall after it (p = ${fmtP(pDown)}) is not clear at ${alpha} (${curve}); more repetitions (REPEAT=) or a wider sweep` };
-  }
-  const dir = best === 0 ? down : up;
-  const p = side(0, groups.length, dir);
-  const out = { ...base, p_value_opposite: p };
+  const interior = best > 0 && best < groups.length - 1;
+  const end = interior ? null : jonckheereTerpstra(groups, { alternative: best === 0 ? down : up, seed });
+  const pOpp = end ? Math.min(1, 2 * end.p) : 1;
   const where = best === 0 ? 'the smallest x: no rise before a tipping point' : 'the largest x: no tipping point within the sweep';
-  if (p <= alpha + EPS) return { ...out, result: 'not_reproduced', reason: `${at}, ${where} (p = ${fmtP(p)} <= ${alpha} for a ${dir === up ? 'rise' : 'fall'} along the whole sweep; ${curve})` };
-  return { ...out, result: 'inconclusive', reason: `${at}, ${where}, but the trend is not clear (p = ${fmtP(p)}; ${curve})` };
+  return {
+    base: {
+      test: `permutation test of a peak inside the sweep (${PEAK_DRAWS} shuffles; the weaker of the rise to the best mean and the fall after it, standardised Jonckheere-Terpstra J); an end as the best: Jonckheere-Terpstra along the whole sweep, doubled`,
+      p_value: perm.p,
+      p_value_opposite: pOpp,
+      statistic: { peak_variant: e.variants[best], peak_x: e.x[best], x: e.x, z_weaker_side: Number.isFinite(perm.t) ? perm.t : null },
+      means: Object.fromEntries(e.variants.map((v, i) => [v, means[i]])),
+      effect: null,
+    },
+    say: {
+      reproduced: (adj) => `${e.metric} rose to ${at}, then fell (${curve}): p = ${pText(perm.p, adj)}`,
+      notReproduced: (adj) => `${at}, ${where} (p = ${pText(pOpp, adj)} for a trend along the whole sweep; ${curve})`,
+      unclear: () => (interior
+        ? `${at}, but the rise to it and the fall after it are not clear together: p = ${fmtP(perm.p)} (${curve}); more repetitions (REPEAT=) or a wider sweep`
+        : `${at}, ${where}, but the trend is not clear (p = ${fmtP(pOpp)}; ${curve})`),
+    },
+  };
 }
 
-function decide(base, { alpha, minP, reproduced, notReproduced, tooFew, unclear }) {
-  if (base.p_value <= alpha + EPS) return { ...base, result: 'reproduced', reason: reproduced() };
-  if (base.p_value_opposite <= alpha + EPS) return { ...base, result: 'not_reproduced', reason: notReproduced() };
-  return { ...base, result: 'inconclusive', reason: minP > alpha + EPS ? tooFew() : unclear() };
+const FORMS = { pairwise: ranked(pairwiseOne), trend: ranked(trendOne), bound, linear, peak };
+// the test a direction would have run, named where none could run
+const TEST_NAMES = {
+  pairwise: 'Mann-Whitney U, one-sided, exact',
+  trend: 'Jonckheere-Terpstra, one-sided, exact',
+  bound: "Student's t on the mean over the repetitions, one-sided",
+  linear: "least squares over the repetitions: the slope's one-sided t-test, and the lack-of-fit F test of a line (pure error of the repetitions)",
+  peak: 'permutation test of a peak inside the sweep',
+};
+
+/** How verdicts are reached, one paragraph for the report (what a reviewer reads first). */
+export function protocolText(plan, verdictList = []) {
+  const alpha = alphaOf(plan.confidence);
+  const m = verdictList.filter((v) => v.p_value !== null).length || plan.expect.length;
+  return `Each expected direction is a one-sided test at level ${alpha} whose false-positive rate is checked by simulation in the runner's tests. `
+    + `The ${plan.expect.length} direction${plan.expect.length === 1 ? '' : 's'} of this experiment ${plan.expect.length === 1 ? 'is its own family' : `are one family: the ${m} p-values are adjusted with Holm's step-down method (the expected and the opposite directions each as a family)`}; `
+    + 'figures of the same windows (average and p95) are one direction that holds when every figure holds. '
+    + 'Ratios come with Fieller intervals (unbounded when the denominator cannot be told from zero). '
+    + 'A direction below its declared minimum of repetitions, or with a failed or incomplete repetition, is inconclusive.';
 }
 
 /**
  * plan (from resolveSpec: expect, confidence) and { variantName: [figures of repetition 1, 2, ...] }
- * (a failed repetition's figures null) -> one verdict per expected direction:
- * { claim, metric, form, direction, variants, result, test, confidence, p_value, p_value_opposite,
- *   statistic, means, effect: { ratio, ci_low, ci_high } | null, reason }
+ * (a failed or incomplete repetition's figures null; `reasons`: the same shape, why) -> one verdict
+ * per expected direction:
+ * { claim, metric, metrics?, form, direction, variants, result, test, confidence, p_value,
+ *   p_value_opposite, p_adjusted, p_adjusted_opposite, family_size, statistic, means,
+ *   effect: { ratio, ci_low, ci_high, unbounded } | null, minimum_repetitions, reason }
  */
-export function verdicts(plan, variantsFigures) {
-  return plan.expect.map((e) => {
-    const head = { claim: e.claim, metric: e.metric, form: e.form, direction: e.direction, variants: [...e.variants], ...(e.form === 'bound' ? { bound: e.bound } : {}), ...(e.x ? { x: [...e.x], x_label: e.x_label ?? 'x' } : {}) };
+export function verdicts(plan, variantsFigures, { reasons } = {}) {
+  const alpha = alphaOf(plan.confidence);
+  const computed = plan.expect.map((e) => {
+    const head = {
+      claim: e.claim, metric: e.metric, ...(e.metrics ? { metrics: [...e.metrics] } : {}), form: e.form, direction: e.direction, variants: [...e.variants],
+      ...(e.form === 'bound' ? { bound: e.bound } : {}), ...(e.x ? { x: [...e.x], x_label: e.x_label ?? 'x' } : {}),
+    };
+    const min = minRepetitions(e, alpha);
+    const none = (reason) => ({ head, result: { result: 'inconclusive', test: TEST_NAMES[e.form], p_value: null, p_value_opposite: null, statistic: null, means: null, effect: null, reason }, min });
     const samples = {};
-    for (const v of e.variants) {
-      const got = valuesOf(variantsFigures, v, e.metric);
-      if (got.missing) {
-        return {
-          ...head,
-          result: 'inconclusive',
-          test: testName(e.form, null),
-          confidence: plan.confidence,
-          p_value: null,
-          p_value_opposite: null,
-          statistic: null,
-          means: null,
-          effect: null,
-          reason: `${got.missing}, so no test was run: a verdict needs every repetition`,
-        };
+    for (const metric of e.metrics ?? [e.metric]) {
+      samples[metric] = {};
+      for (const v of e.variants) {
+        const got = valuesOf(variantsFigures, reasons, v, metric);
+        if (got.missing) return none(`${got.missing}, so no test was run: a verdict needs every repetition`);
+        samples[metric][v] = got.values;
       }
-      samples[v] = got.values;
     }
-    const forms = { pairwise, bound, linear, peak };
-    const computed = (forms[e.form] ?? trend)(e, samples, plan.confidence);
-    return { ...head, result: computed.result, test: computed.test, confidence: plan.confidence, ...computed };
+    const counts = e.variants.map((v) => samples[e.metric][v].length);
+    if (Math.min(...counts) < min.repetitions) {
+      const means = e.variants.map((v) => fmtNumber(mean(samples[e.metric][v]))).join(', ');
+      return none(`${counts.join(', ')} repetitions, below the ${min.repetitions} this test needs for a verdict: ${min.why} (REPEAT=${min.repetitions}; means ${means})`);
+    }
+    return { head, form: FORMS[e.form](e, samples, plan.confidence), min };
+  });
+  // the family: Holm over the directions that ran a test, each side apart
+  const adj = holm(computed.map((c) => c.form?.base.p_value ?? null));
+  const adjOpp = holm(computed.map((c) => c.form?.base.p_value_opposite ?? null));
+  const family = computed.filter((c) => c.form).length;
+  return computed.map((c, i) => {
+    const common = { confidence: plan.confidence, family_size: family, minimum_repetitions: c.min.repetitions };
+    if (!c.form) return { ...c.head, ...c.result, ...common, p_adjusted: null, p_adjusted_opposite: null };
+    const { base, say, gate } = c.form;
+    const out = { ...c.head, ...base, ...common, p_adjusted: adj[i], p_adjusted_opposite: adjOpp[i] };
+    if (adj[i] <= alpha + EPS && !gate) return { ...out, result: 'reproduced', reason: say.reproduced(adj[i]) };
+    if (adjOpp[i] <= alpha + EPS) return { ...out, result: 'not_reproduced', reason: say.notReproduced(adjOpp[i]) };
+    if (adj[i] <= alpha + EPS && gate) return { ...out, result: 'inconclusive', reason: gate.reason };
+    return { ...out, result: 'inconclusive', reason: say.unclear(adj[i], adjOpp[i]) };
   });
 }

@@ -81,14 +81,20 @@ test('writeReport writes report.md, a self-contained report.html and the charts'
   const md = readFileSync(join(dir, 'report.md'), 'utf8');
   assert.match(md, /^# h2-split-index: One index against two/);
   const verdictLines = md.split('\n').filter((l) => /^- \*\*(reproduced|not_reproduced|inconclusive)\*\*: /.test(l));
-  assert.equal(verdictLines.length, 4, 'one verdict line per expectation');
-  assert.ok(verdictLines[0].startsWith('- **reproduced**: 2x4 answers faster than 1x8 (average) (Mann-Whitney U, one-sided, exact, p = 0.05; ratio '));
+  assert.equal(verdictLines.length, 2, 'one verdict line per expectation');
+  assert.ok(verdictLines[0].startsWith('- **reproduced**: 2x4 answers faster than 1x8 (average and p95) (Mann-Whitney U, one-sided, exact, on each of avg_ms and p95_ms (the larger p decides), p = 0.0143, 0.0286 after Holm over 2 directions; ratio '), verdictLines[0]);
+  // the protocol, stated beside the verdicts, and every round's order
+  assert.match(md, /^Protocol: Each expected direction is a one-sided test at level 0\.05 .* the 2 p-values are adjusted with Holm's step-down method/m);
+  assert.match(md, /Before the first measured round: a full unmeasured window of every variant./);
+  assert.match(md, /- plan: 4 repetitions, rounds in an order drawn from seed 7 \(1: [^;]+; 2: [^;]+; 3: [^;]+; 4: [^)]+\); confidence 0\.95/);
+  assert.match(md, /- JVM: OpenJDK 64-Bit Server VM 25\.0\.1, heap 512 MB, G1 Young Generation \+ G1 Old Generation \(-Xms512m -Xmx512m -XX:\+UseG1GC\) on es01/);
+  assert.match(md, /- tree: clean; publishable: yes/);
   assert.ok(md.indexOf('## Verdicts') < md.indexOf('## Hypothesis'), 'verdicts first');
   for (const v of results.variants) assert.ok(md.includes(v.label), v.label);
   assert.match(md, /\| variant \| indices \| shards \| primary shards \| median shard size \| average \(ms\) \| average \(ms\), article \| p95 \(ms\) \| p95 \(ms\), article \|/);
   assert.match(md, /\| 2 indices x 4 shards \| 2 \| 4 \| 8 \| 6\.2 MB \| [\d.]+ \| 48 \| [\d.]+ \| 265 \|/);
-  assert.match(md, /\| 1 index x 8 shards \| 3 of 3 \| [\d.]+ ± [\d.]+ \(rsd [\d.]+%\)/);
-  assert.equal(md.split('\n').filter((l) => /^\| [123] \| /.test(l) && /\| yes \|/.test(l)).length, 12, 'every repetition in the raw table');
+  assert.match(md, /\| 1 index x 8 shards \| 4 of 4 \| [\d.]+ ± [\d.]+ \(rsd [\d.]+%\)/);
+  assert.equal(md.split('\n').filter((l) => /^\| [1234] \| /.test(l) && /\| yes \|/.test(l)).length, 16, 'every repetition in the raw table');
   assert.match(md, /## Elasticsearch side/);
   assert.match(md, /es01 71%, es02 64%/);
   assert.match(md, /- machine: 2 cores, 8 GB memory/);
@@ -101,7 +107,7 @@ test('writeReport writes report.md, a self-contained report.html and the charts'
   assert.ok(!/<(link|script|img)\b/.test(html), 'no external asset');
   assert.ok(!/\b(src|href)="(?!https:\/\/www\.bigeng\.io)/.test(html.replace(/<svg[\s\S]*?<\/svg>/g, '')), 'only the source article is linked');
   assert.match(html, /<strong>reproduced<\/strong>: 2x4 answers faster than 1x8/);
-  assert.match(html, /p = 0\.05 &lt;= 0\.05/);
+  assert.match(html, /p = 0\.0143, 0\.0286 after Holm over 2 directions/);
 });
 
 test('an incomplete run still renders, says so, and marks the failed repetition', async () => {
@@ -111,15 +117,17 @@ test('an incomplete run still renders, says so, and marks the failed repetition'
   const md = readFileSync(join(dir, 'report.md'), 'utf8');
   assert.match(md, /\*\*incomplete run\*\*: a repetition failed/);
   assert.match(md, /\| 2 \| 8 shards \| [^|]+ \| no: locust exited with status 107 \| - \|/);
-  assert.match(md, /- \*\*inconclusive\*\*: fewer shards, faster \(average\) \(Jonckheere-Terpstra, one-sided, exact, no test run\) — s8 has no avg_ms figure/);
+  assert.match(md, /- \*\*inconclusive\*\*: fewer shards, faster \(average and p95\) \(Jonckheere-Terpstra, one-sided, exact, no test run\) — s8's repetition 2 has no avg_ms figure \(failed or incomplete\)/);
   assert.match(md, /\| 8 shards \| 2 of 3 \|/);
   assert.match(md, /\| shards \| median shard size \| average \(ms\) \| average \(ms\), article \| p95 \(ms\) \| p95 \(ms\), article \|/);
 });
 
-test('markdown tables escape pipes; verdict lines carry the effect interval', () => {
+test('markdown tables escape pipes; verdict lines carry the effect interval, unbounded said so, and the Holm-adjusted p', () => {
   assert.equal(markdownTable(['a', 'b'], [['x|y', null]]), '| a | b |\n|---|---|\n| x\\|y | - |');
   const line = verdictLine({ result: 'reproduced', claim: 'c', test: 't', p_value: 0.05, confidence: 0.95, effect: { ratio: 0.5, ci_low: 0.4, ci_high: 0.6 }, reason: 'why' });
   assert.equal(line, '**reproduced**: c (t, p = 0.05; ratio 0.5, 95% CI 0.4-0.6) — why.');
+  const open = verdictLine({ result: 'inconclusive', claim: 'c', test: 't', p_value: 0.2, p_adjusted: 0.4, family_size: 2, confidence: 0.95, effect: { ratio: 3, ci_low: null, ci_high: null, unbounded: true }, reason: 'why' });
+  assert.equal(open, '**inconclusive**: c (t, p = 0.2, 0.4 after Holm over 2 directions; ratio 3, 95% CI unbounded (the denominator cannot be told from zero)) — why.');
 });
 
 test('many-shards: where the lab degrades, from the creation rates (half the best), and the master heap at the largest count', async () => {

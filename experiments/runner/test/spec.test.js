@@ -59,7 +59,10 @@ test('a full spec: defaults section, open model, quick overrides, trend and high
   assert.deepEqual([quick.workload.rate, quick.workload.measure, quick.workload.measure_s, quick.workload.ramp_up_s], [10, '500ms', 0.5, 60]);
   assert.deepEqual([quick.dataset.scale, quick.dataset.seed, quick.dataset.products], [0.01, 9, 500]);
   assert.equal(quick.repetitions, 2);
-  assert.deepEqual(quick.order, ['s4', 's2', 's1', 's4', 's2', 's1'], 'interleaved: ABCABC');
+  assert.equal(quick.order.length, 6, 'every variant once per round');
+  assert.deepEqual(quick.rounds.map((r) => [...r].sort()), [['s1', 's2', 's4'], ['s1', 's2', 's4']]);
+  assert.equal(typeof quick.order_seed, 'number');
+  assert.deepEqual(resolveSpec(s, { orderSeed: 42 }).rounds, resolveSpec(s, { orderSeed: 42 }).rounds, 'the recorded seed repeats the order');
 });
 
 test('REPEAT overrides repetitions and is checked', () => {
@@ -142,7 +145,7 @@ const cases = [
   ['than without pair', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', decreasing: ['a', 'b'], than: 'a' }; }, 'expect[0].than: only with lower or higher (a decreasing trend lists its variants in order)'],
   ['trend repeats', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', decreasing: ['a', 'a'] }; }, 'expect[0].decreasing[1]: "a" is listed twice'],
   ['trend of one', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', increasing: ['a'] }; }, 'expect[0].increasing: must list 2 to 12 variant names in the expected order (got 1)'],
-  ['expectation typo', (d) => { d.expect[0].lowr = 'b'; }, 'expect[0].lowr: unknown key; did you mean lower? (allowed: claim, metric, lower, higher, than, decreasing, increasing, variant, at_most, at_least, linear, peak, x, x_label, min_r2)'],
+  ['expectation typo', (d) => { d.expect[0].lowr = 'b'; }, 'expect[0].lowr: unknown key; did you mean lower? (allowed: claim, metric, lower, higher, than, decreasing, increasing, variant, at_most, at_least, linear, peak, x, x_label)'],
   ['burst store', (d) => { d.variants[0].burst = { from: 0.2, to: 1, store: 'random' }; }, 'variants[0].burst.store: must be one of biggest, smallest (got "random")'],
   ['isolate without burst', (d) => { Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', isolate: { objective_ms: 10 } }); }, 'variants[0].isolate: needs a burst in the same variant: the allocator isolates the store the burst makes hot'],
   ['isolate on one index', (d) => { Object.assign(d.variants[0], { burst: { from: 0.2, to: 1 }, isolate: { objective_ms: 10 } }); }, 'variants[0].isolate: places odd stores on the first group and even stores on the second: set group: spread and assign: odd-even (got group: all, assign: all)'],
@@ -217,17 +220,15 @@ test('listSpecs: every spec of a folder, sorted by name; a broken one is an erro
   throwsSpec(() => listSpecs(join(dir, 'none')), `${shownPath(join(dir, 'none'))}: no such folder of experiments`);
 });
 
-test('the delivered search experiments are valid and fit 20 minutes each in full (35 for the 9-cell sweep)', () => {
+test('the delivered experiments are valid and fit the 30 minutes of a full run each; the search ones on the demo stores', () => {
   const every = listSpecs(experiments);
   assert.deepEqual(every.map((s) => s.name), ['appbase-write-scaling', 'azure-refresh', 'azure-replicas', 'azure-shard-count', 'explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups', 'many-shards', 'noisy-neighbour', 'noisy-writer']);
   const searches = ['explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups', 'noisy-neighbour', 'noisy-writer'];
+  for (const s of every) assert.ok(estimatedSeconds(resolveSpec(s)) <= 30 * 60, `${s.name}: ${estimatedSeconds(resolveSpec(s))} s`);
   const all = every.filter((s) => searches.includes(s.name));
   for (const s of all) {
     const full = resolveSpec(s);
-    const limit = s.variants.length > 4 ? 35 : 20;
-    assert.ok(estimatedSeconds(full) <= limit * 60, `${s.name}: ${estimatedSeconds(full)} s`);
     assert.ok(estimatedSeconds(resolveSpec(s, { quick: true, repeat: 2 })) < (s.variants.length > 4 ? 8 : 5) * 60);
-    assert.equal(full.repetitions, 3);
     assert.equal(full.dataset.profile, 'demo');
     assert.deepEqual([resolveSpec(s, { quick: true }).dataset.profile, resolveSpec(s, { quick: true }).dataset.scale], ['ci', 0.05]);
   }
@@ -263,7 +264,7 @@ test('the delivered search experiments are valid and fit 20 minutes each in full
   assert.deepEqual(specs[0].source.published, { s8: { avg_ms: 223, p95_ms: 720 }, s4: { avg_ms: 134, p95_ms: 600 } });
 });
 
-test('the delivered write experiments: document profiles, at most 20 minutes each in full, the published figures of their sources', () => {
+test('the delivered write experiments: document profiles, at most 30 minutes each in full, the published figures of their sources', () => {
   const byName = Object.fromEntries(listSpecs(experiments).map((s) => [s.name, s]));
   const writes = ['appbase-write-scaling', 'azure-refresh', 'azure-replicas', 'azure-shard-count', 'many-shards'];
   for (const name of writes) {
@@ -271,7 +272,7 @@ test('the delivered write experiments: document profiles, at most 20 minutes eac
     const full = resolveSpec(s);
     assert.ok(['ingest', 'many-shards'].includes(full.workload.scenario), name);
     assert.ok(['azure-logs', 'appbase-grammar'].includes(full.dataset.profile), name);
-    assert.ok(estimatedSeconds(full) <= 20 * 60, `${name}: ${estimatedSeconds(full)} s in full`);
+    assert.ok(estimatedSeconds(full) <= 30 * 60, `${name}: ${estimatedSeconds(full)} s in full`);
     assert.ok(estimatedSeconds(resolveSpec(s, { quick: true, repeat: 1 })) < 3 * 60, `${name} QUICK: ${estimatedSeconds(resolveSpec(s, { quick: true, repeat: 1 }))} s`);
     assert.ok(full.repetitions >= (name === 'many-shards' ? 2 : 3), name);
   }
@@ -291,10 +292,14 @@ test('the delivered write experiments: document profiles, at most 20 minutes eac
   assert.ok(ms.variants.every((v) => v.settings.shards === 1 && v.settings.replicas === 0));
 });
 
-test('estimatedSeconds: windows per variant and repetition plus a build allowance and a warm-up pass per variant', () => {
+test('estimatedSeconds: windows per variant and repetition plus a build allowance and a cold round per variant', () => {
   const plan = resolveSpec(loadSpec(fixture('good-minimal')), { repeat: 2 });
-  // 2 variants x 2 repetitions x (30 + 60 + 120) s + 2 x (20 s + 50,000 docs / 8,000 docs/s + (30 + 60) s)
-  assert.equal(estimatedSeconds(plan), 2 * 2 * 210 + Math.round(2 * (20 + 50000 / 8000 + 90)));
+  // 2 variants x 2 repetitions x (30 + 60 + 120) s + 2 x (20 s + 50,000 docs / 8,000 docs/s + a full window of 210 s)
+  assert.equal(estimatedSeconds(plan), 2 * 2 * 210 + Math.round(2 * (20 + 50000 / 8000 + 210)));
+  // QUICK: the cold round is ramp-up and warm-up only
+  const quick = resolveSpec(loadSpec(fixture('good-minimal')), { repeat: 2, quick: true });
+  const w = quick.workload;
+  assert.equal(estimatedSeconds(quick), Math.round(2 * 2 * (w.ramp_up_s + w.warmup_s + w.measure_s) + 2 * (20 + quick.dataset.products / 8000 + w.ramp_up_s + w.warmup_s)));
 });
 
 test('lab: the experiment sets the topology; a variant may set its own on top', () => {
@@ -316,12 +321,35 @@ test('lab: the experiment sets the topology; a variant may set its own on top', 
   }
 });
 
-test('measured order: one lab interleaves ABCABC; two labs take turns starting a round', () => {
+test('measured order: every variant once a round, drawn from the seed, counterbalanced; two labs take turns starting a round', () => {
   const v = (name, lab = null) => ({ name, lab });
-  assert.deepEqual(measuredOrder([v('a'), v('b')], 2), ['a', 'b', 'a', 'b']);
+  const two = measuredOrder([v('a'), v('b')], 4, { seed: 5 });
+  assert.equal(two.seed, 5);
+  assert.equal(two.rounds.length, 4);
+  // counterbalanced: each of two variants runs first in half the rounds
+  assert.equal(two.rounds.filter((r) => r[0] === 'a').length, 2);
+  assert.deepEqual(two.order, two.rounds.flat());
   const shaped = { shape: 'groups' };
   const off = { shape: 'off' };
-  assert.deepEqual(measuredOrder([v('s1', shaped), v('o', off), v('s2', shaped)], 3), ['s1', 's2', 'o', 'o', 's1', 's2', 's1', 's2', 'o']);
+  const labs = measuredOrder([v('s1', shaped), v('o', off), v('s2', shaped)], 3, { seed: 9 });
+  // the labs take turns: round 1 shaped then off, round 2 off then shaped, round 3 shaped then off
+  assert.deepEqual(labs.rounds.map((r) => r.map((n) => (n === 'o' ? 'off' : 'shaped'))), [['shaped', 'shaped', 'off'], ['off', 'shaped', 'shaped'], ['shaped', 'shaped', 'off']]);
+});
+
+test('measured order: never the order of a curve under test nor its reverse, whatever the seed', () => {
+  const names = ['s16', 's8', 's4', 's2'];
+  const variants = names.map((name) => ({ name, lab: null }));
+  const expect = [{ form: 'trend', variants: names }];
+  for (let seed = 0; seed < 200; seed++) {
+    const { rounds } = measuredOrder(variants, 4, { seed, expect });
+    for (const r of rounds) {
+      assert.notDeepEqual(r, names, `seed ${seed}`);
+      assert.notDeepEqual(r, [...names].reverse(), `seed ${seed}`);
+    }
+  }
+  // positions even out: over 4 rounds of 4 variants each variant runs once at each position
+  const { rounds } = measuredOrder(variants, 4, { seed: 3, expect });
+  for (const n of names) assert.deepEqual(rounds.map((r) => r.indexOf(n)).sort(), [0, 1, 2, 3], n);
 });
 
 // ---- the write workload (scenario: ingest) and curves over a numeric variable
@@ -368,12 +396,13 @@ test('a lab may set every node\'s write queue; linear and peak need x in rising 
   assert.equal(s.variants[0].lab.write_queue, 12);
   const three = [{ name: 'a', shards: 1 }, { name: 'b', shards: 2 }, { name: 'c', shards: 4 }];
   const curve = (e) => checkSpec({ ...ingestDoc(), variants: three, expect: [{ claim: 'rises', metric: 'docs_per_s', ...e }] }, file);
-  assert.deepEqual(curve({ linear: ["a", "b", "c"], x: [1, 2, 4], x_label: "data nodes" }).expect[0], { claim: "rises", metric: "docs_per_s", form: "linear", direction: "linear", variants: ["a", "b", "c"], x: [1, 2, 4], x_label: "data nodes", min_r2: 0.9 });
+  assert.deepEqual(curve({ linear: ["a", "b", "c"], x: [1, 2, 4], x_label: "data nodes" }).expect[0], { claim: "rises", metric: "docs_per_s", form: "linear", direction: "linear", variants: ["a", "b", "c"], x: [1, 2, 4], x_label: "data nodes" });
   assert.equal(curve({ peak: ['a', 'b', 'c'], x: [1, 2, 4] }).expect[0].form, 'peak');
   assert.throws(() => curve({ linear: ['a', 'b', 'c'] }), /expect\[0\]\.x: missing/);
   assert.throws(() => curve({ peak: ['a', 'b', 'c'], x: [1, 4, 2] }), /expect\[0\]\.x\[2\]: must be above the one before \(4; got 2\)/);
   assert.throws(() => curve({ peak: ['a', 'b', 'c'], x: [1, 2] }), /expect\[0\]\.x: must list 3 to 3 numbers/);
-  assert.throws(() => curve({ peak: ['a', 'b', 'c'], x: [1, 2, 4], min_r2: 0.5 }), /expect\[0\]\.min_r2: only with linear/);
+  assert.throws(() => curve({ linear: ['a', 'b', 'c'], x: [1, 2, 4], min_r2: 0.5 }), /expect\[0\]\.min_r2: unknown key/);
+  assert.throws(() => curve({ peak: ['a', 'b', 'c'], x: [1, 2, 4], metric: ['docs_per_s', 'avg_ms'] }), /expect\[0\]\.metric: one metric with peak/);
   assert.throws(() => checkSpec({ ...ingestDoc(), lab: { write_queue: 0 } }, file), /lab\.write_queue: must be a positive integer \(got 0\)/);
 });
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  binomial, bootstrapRatioCI, jonckheereTerpstra, mannWhitneyU, mean, median, multinomial,
-  normalSf, percentile, ranks, rsd, stdev,
+  binomial, holm, jonckheereTerpstra, mannWhitneyU, mean, median, multinomial,
+  normalSf, percentile, ranks, ratioCI, rsd, slopeTest, stdev, tMeanBound, tQuantile,
 } from '../src/stats.js';
 
 const close = (actual, expected, tol = 1e-9, what = '') => assert.ok(Math.abs(actual - expected) <= tol, `${what} ${actual} != ${expected} (tolerance ${tol})`);
@@ -159,18 +159,56 @@ test('Jonckheere-Terpstra with ties: exact enumeration, and a seeded Monte Carlo
   assert.throws(() => jonckheereTerpstra(big, { draws: 500 }), TypeError);
 });
 
-test('bootstrap interval of the ratio of means', () => {
+test("Fieller's interval of the ratio of means: the roots of its quadratic, unbounded when the denominator may be zero", () => {
   // no spread: the interval is the ratio itself
-  assert.deepEqual(bootstrapRatioCI([1, 1, 1], [2, 2, 2]), { ratio: 0.5, low: 0.5, high: 0.5 });
+  assert.deepEqual(ratioCI([1, 1, 1], [2, 2, 2]), { ratio: 0.5, low: 0.5, high: 0.5, unbounded: false, method: 'fieller' });
   const a = [48, 50, 52, 47, 53];
   const b = [220, 223, 226, 219, 227];
-  const r = bootstrapRatioCI(a, b, { seed: 5 });
+  const r = ratioCI(a, b);
   close(r.ratio, 250 / 1115, 1e-12);
   assert.ok(r.low < r.ratio && r.ratio < r.high, JSON.stringify(r));
-  // a's mean lies in [47, 53] and b's in [219, 227]: the interval cannot leave those bounds
-  assert.ok(r.low >= 47 / 227 && r.high <= 53 / 219, JSON.stringify(r));
-  assert.deepEqual(bootstrapRatioCI(a, b, { seed: 5 }), r, 'seeded: reproducible');
-  const wide = bootstrapRatioCI(a, b, { seed: 5, confidence: 0.99 });
+  // each end solves (ma - q mb)^2 = t^2 (va + q^2 vb), t at the Welch-Satterthwaite df of the ratio
+  const va = stdev(a) ** 2 / 5;
+  const vb = stdev(b) ** 2 / 5;
+  const df = (va + r.ratio ** 2 * vb) ** 2 / (va ** 2 / 4 + r.ratio ** 4 * vb ** 2 / 4);
+  const t = tQuantile(0.975, df);
+  for (const q of [r.low, r.high]) close((50 - q * 223) ** 2, t * t * (va + q * q * vb), 1e-6, 'root');
+  const wide = ratioCI(a, b, { confidence: 0.99 });
   assert.ok(wide.low <= r.low && wide.high >= r.high, '99% is at least as wide as 95%');
-  assert.deepEqual(bootstrapRatioCI([1, 2], [0, 0]), { ratio: null, low: null, high: null });
+  assert.deepEqual(ratioCI([1, 2], [0, 0]), { ratio: null, low: null, high: null, unbounded: true, method: 'fieller' });
+  assert.equal(ratioCI([10, 11, 12], [-1, 1, 2]).unbounded, true);
+  assert.equal(ratioCI([10], [20, 21]).unbounded, true, 'one value: no spread to bound it by');
+});
+
+test("Student's t bound of a mean: the one-sided bounds and p-values", () => {
+  const b = tMeanBound([1, 2, 3, 4], 2);
+  close(b.mean, 2.5, 1e-12);
+  // t(0.95, 3) = 2.353363, se = 1.290994 / 2
+  close(b.high, 2.5 + 2.353363 * 0.6454972, 1e-5);
+  close(b.low, 2.5 - 2.353363 * 0.6454972, 1e-5);
+  assert.ok(b.pBelow < 0.5 && b.pAbove > 0.5, 'the mean is above the limit');
+  close(b.pAbove + b.pBelow, 1, 1e-12);
+  assert.deepEqual(tMeanBound([3, 3, 3], 2), { mean: 3, low: 3, high: 3, pAbove: 1, pBelow: 0, df: 2 });
+  assert.equal(tMeanBound([3], 2).high, Infinity);
+});
+
+test("a slope's t-test and the lack of fit of a line", () => {
+  const line = slopeTest([1, 2, 3], [[1, 1.2], [2, 2.2], [3, 3.2]]);
+  close(line.slope, 1, 1e-12);
+  close(line.intercept, 0.1, 1e-12);
+  assert.ok(line.pIncreasing < 0.001);
+  close(line.lackOfFit.f, 0, 1e-9);
+  close(line.lackOfFit.p, 1, 1e-9);
+  const bent = slopeTest([1, 2, 3], [[1, 1.1], [3, 3.1], [3.2, 3.3]]);
+  assert.ok(bent.lackOfFit.p < 0.01, `a bend: ${bent.lackOfFit.p}`);
+  assert.equal(slopeTest([1, 2], [[1, 2], [3, 4]]).lackOfFit, null, 'two x values: no test of the line');
+});
+
+test("Holm's step-down adjustment", () => {
+  const adj = holm([0.01, 0.04, 0.03]);
+  close(adj[0], 0.03, 1e-12);
+  close(adj[1], 0.06, 1e-12);
+  close(adj[2], 0.06, 1e-12);
+  assert.deepEqual(holm([0.5, null]), [0.5, null], 'a direction without a test is not counted');
+  assert.deepEqual(holm([0.6, 0.9]), [1, 1], 'capped at 1, never below the step before');
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { verdicts } from '../src/verdict.js';
+import { minRepetitions, verdicts } from '../src/verdict.js';
 
 const pair = (direction = 'lower', confidence = 0.95) => ({
   confidence,
@@ -12,60 +12,98 @@ const trend = (direction = 'decreasing') => ({
 });
 const figs = (...p95s) => p95s.map((p) => ({ p95_ms: p, avg_ms: p / 2 }));
 
-test('pairwise reproduced: lower in every repetition, exact one-sided p = 0.05', () => {
-  const [v] = verdicts(pair(), { '2x4': figs(260, 270, 265), '1x8': figs(700, 720, 730) });
+test('pairwise reproduced: lower in every repetition, exact one-sided p = 1/70 at 4 against 4', () => {
+  const [v] = verdicts(pair(), { '2x4': figs(260, 270, 265, 262), '1x8': figs(700, 720, 730, 710) });
   assert.equal(v.result, 'reproduced');
   assert.equal(v.form, 'pairwise');
   assert.equal(v.test, 'Mann-Whitney U, one-sided, exact');
   assert.equal(v.confidence, 0.95);
-  assert.equal(v.p_value, 0.05);
+  assert.equal(v.p_value, 1 / 70);
+  assert.equal(v.p_adjusted, 1 / 70, 'a family of one: Holm leaves it');
+  assert.equal(v.family_size, 1);
+  assert.equal(v.minimum_repetitions, 4);
   assert.equal(v.p_value_opposite, 1);
   assert.deepEqual(v.variants, ['2x4', '1x8']);
-  assert.equal(v.effect.ratio, 795 / 2150);
+  assert.equal(v.effect.ratio, 1057 / 2860);
+  assert.equal(v.effect.method, 'Fieller');
   assert.ok(v.effect.ci_low <= v.effect.ratio && v.effect.ratio <= v.effect.ci_high);
-  assert.equal(v.reason, "2x4's p95_ms was below 1x8's in every repetition (mean 265 ms vs 717 ms, ratio 0.37): p = 0.05 <= 0.05");
+  assert.match(v.reason, /^2x4's p95_ms was below 1x8's in every repetition \(mean 264 ms vs 715 ms, ratio 0\.37 \(95% interval [\d.]+ to [\d.]+\)\): p = 0\.0143$/);
+});
+
+test('pairwise: one repetition out of order still reaches 0.05 at 4 against 4 (the declared minimum), never at 3 against 3', () => {
+  const [four] = verdicts(pair(), { '2x4': figs(260, 270, 265, 705), '1x8': figs(700, 720, 730, 710) });
+  assert.equal(four.result, 'reproduced');
+  assert.ok(four.p_value <= 0.05);
+  const [three] = verdicts(pair(), { '2x4': figs(260, 270, 265), '1x8': figs(700, 720, 730) });
+  assert.equal(three.result, 'inconclusive');
+  assert.equal(three.p_value, null);
+  assert.match(three.reason, /^3, 3 repetitions, below the 4 this test needs for a verdict: a one-sided Mann-Whitney test reaches 0\.05 with one repetition out of order from 4 repetitions of each of its 2 variants \(REPEAT=4; means 265, 717\)$/);
 });
 
 test('pairwise not reproduced: the opposite direction is significant, said plainly', () => {
-  const [v] = verdicts(pair(), { '2x4': figs(800, 810, 790), '1x8': figs(700, 720, 730) });
+  const [v] = verdicts(pair(), { '2x4': figs(800, 810, 790, 805), '1x8': figs(700, 720, 730, 710) });
   assert.equal(v.result, 'not_reproduced');
   assert.equal(v.p_value, 1);
-  assert.equal(v.p_value_opposite, 0.05);
-  assert.match(v.reason, /^the opposite held: 2x4's p95_ms was above 1x8's in every repetition .*: p = 0\.05 <= 0\.05 for the opposite direction$/);
+  assert.equal(v.p_value_opposite, 1 / 70);
+  assert.match(v.reason, /^the opposite held: 2x4's p95_ms was above 1x8's in every repetition .*: p = 0\.0143 for the opposite direction$/);
 });
 
 test('pairwise inconclusive: overlapping repetitions', () => {
-  const [v] = verdicts(pair(), { '2x4': figs(700, 260, 735), '1x8': figs(700, 720, 730) });
+  const [v] = verdicts(pair(), { '2x4': figs(700, 260, 735, 705), '1x8': figs(700, 720, 730, 710) });
   assert.equal(v.result, 'inconclusive');
   assert.ok(v.p_value > 0.05 && v.p_value_opposite > 0.05);
-  assert.match(v.reason, /^no clear difference: p = [\d.]+ for 2x4's p95_ms below 1x8's, [\d.]+ for above, both above 0\.05/);
+  assert.match(v.reason, /^no clear difference: p = [\d.]+ for 2x4's p95_ms below 1x8's, [\d.]+ for above/);
 });
 
-test('pairwise inconclusive: 2 vs 2 repetitions can never reach 0.05, and the reason says how many are needed', () => {
-  const [v] = verdicts(pair(), { '2x4': figs(260, 270), '1x8': figs(700, 720) });
-  assert.equal(v.result, 'inconclusive');
-  assert.equal(v.p_value, 1 / 6);
-  assert.equal(v.reason, 'with 2 and 2 repetitions the smallest p a Mann-Whitney test can give is 0.167, above 0.05: run at least 3 repetitions of each (REPEAT=3) (mean 265 ms vs 710 ms)');
-  // at 80% confidence the same 2 vs 2 is enough
-  assert.equal(verdicts(pair('lower', 0.8), { '2x4': figs(260, 270), '1x8': figs(700, 720) })[0].result, 'reproduced');
+test('pairwise: the minimum follows the confidence (at 80%, 2 against 2 may give a verdict)', () => {
+  assert.equal(verdicts(pair('lower', 0.8), { '2x4': figs(260, 270), '1x8': figs(700, 720) })[0].result, 'inconclusive', '2/6 > 0.2: one swap would not reach it');
+  assert.equal(verdicts(pair('lower', 0.8), { '2x4': figs(260, 270, 265), '1x8': figs(700, 720, 710) })[0].result, 'reproduced');
 });
 
 test('higher: the expected direction is up', () => {
   const plan = { confidence: 0.95, expect: [{ claim: 'more throughput', metric: 'throughput_rps', form: 'pairwise', direction: 'higher', variants: ['a', 'b'] }] };
   const f = (...xs) => xs.map((x) => ({ throughput_rps: x }));
-  assert.equal(verdicts(plan, { a: f(300, 310, 320), b: f(200, 210, 220) })[0].result, 'reproduced');
-  assert.equal(verdicts(plan, { a: f(100, 110, 120), b: f(200, 210, 220) })[0].result, 'not_reproduced');
+  assert.equal(verdicts(plan, { a: f(300, 310, 320, 330), b: f(200, 210, 220, 230) })[0].result, 'reproduced');
+  assert.equal(verdicts(plan, { a: f(100, 110, 120, 130), b: f(200, 210, 220, 230) })[0].result, 'not_reproduced');
 });
 
-test('a missing figure (failed repetition) makes the verdict inconclusive, with the reason', () => {
-  const [v] = verdicts(pair(), { '2x4': [...figs(260, 270), null], '1x8': figs(700, 720, 730) });
+test('average and p95 of the same windows: one direction with two figures, held only when both hold', () => {
+  const plan = { confidence: 0.95, expect: [{ claim: '2x4 faster', metric: 'avg_ms', metrics: ['avg_ms', 'p95_ms'], form: 'pairwise', direction: 'lower', variants: ['2x4', '1x8'] }] };
+  const [both] = verdicts(plan, { '2x4': figs(260, 270, 265, 262), '1x8': figs(700, 720, 730, 710) });
+  assert.equal(both.result, 'reproduced');
+  assert.deepEqual(both.metrics, ['avg_ms', 'p95_ms']);
+  assert.equal(both.figures.length, 2);
+  assert.match(both.test, /on each of avg_ms and p95_ms \(the larger p decides\)/);
+  assert.match(both.reason, /avg_ms was below .*; and 2x4's p95_ms was below/);
+  // the average holds, the p95 does not: the direction does not hold
+  const mixed = { '2x4': [{ avg_ms: 10, p95_ms: 700 }, { avg_ms: 11, p95_ms: 760 }, { avg_ms: 12, p95_ms: 690 }, { avg_ms: 10, p95_ms: 740 }], '1x8': figs(700, 720, 730, 710) };
+  assert.equal(verdicts(plan, mixed)[0].result, 'inconclusive');
+});
+
+test('a family of directions is corrected with Holm: each p adjusted, the decision on the adjusted one', () => {
+  const plan = { confidence: 0.95, expect: [pair().expect[0], { ...pair().expect[0], claim: 'second', metric: 'avg_ms' }, { ...pair().expect[0], claim: 'third', metric: 'max_ms' }] };
+  const f = (p95, avg, max) => ({ p95_ms: p95, avg_ms: avg, max_ms: max });
+  // p95 fully separated (1/70), avg separated with one swap (2/70), max not at all
+  const out = verdicts(plan, {
+    '2x4': [f(260, 10, 5), f(270, 11, 9), f(265, 12, 7), f(262, 20.5, 6)],
+    '1x8': [f(700, 20, 8), f(720, 21, 4), f(730, 22, 6), f(710, 23, 5)],
+  });
+  assert.equal(out[0].family_size, 3);
+  assert.ok(Math.abs(out[0].p_adjusted - 3 / 70) < 1e-12, `first step: 3 x p (${out[0].p_adjusted})`);
+  assert.ok(Math.abs(out[1].p_adjusted - 4 / 70) < 1e-12, `second step: 2 x p (${out[1].p_adjusted})`);
+  assert.equal(out[0].result, 'reproduced');
+  assert.equal(out[1].result, 'inconclusive', 'p = 0.029 alone would pass; 0.057 after Holm does not');
+  assert.match(out[1].reason, /0\.0286 \(0\.0571 after Holm\)/);
+});
+
+test('a missing or incomplete repetition makes the verdict inconclusive, with the reason', () => {
+  const [v] = verdicts(pair(), { '2x4': [...figs(260, 270, 275), null], '1x8': figs(700, 720, 730, 710) }, { reasons: { '2x4': [null, null, null, '3 of 100 requests failed (3%), above max_error_rate 1%'] } });
   assert.equal(v.result, 'inconclusive');
   assert.equal(v.p_value, null);
   assert.equal(v.effect, null);
-  assert.equal(v.test, 'Mann-Whitney U, one-sided, exact');
-  assert.equal(v.reason, "2x4 has no p95_ms figure for repetition 3 (failed or incomplete), so no test was run: a verdict needs every repetition");
-  const [w] = verdicts(pair(), { '2x4': figs(260, 270, 280), '1x8': [{ avg_ms: 3 }, ...figs(720, 730)] });
-  assert.match(w.reason, /^1x8 has no p95_ms figure for repetition 1/);
+  assert.equal(v.reason, "2x4's repetition 4 has no p95_ms figure (3 of 100 requests failed (3%), above max_error_rate 1%), so no test was run: a verdict needs every repetition");
+  const [w] = verdicts(pair(), { '2x4': figs(260, 270, 280, 290), '1x8': [{ avg_ms: 3 }, ...figs(720, 730, 710)] });
+  assert.match(w.reason, /^1x8's repetition 1 has no p95_ms figure \(failed or incomplete\)/);
   const [x] = verdicts(pair(), { '1x8': figs(700, 720, 730) });
   assert.equal(x.reason, 'no repetition of 2x4 has figures, so no test was run: a verdict needs every repetition');
 });
@@ -79,7 +117,7 @@ test('trend reproduced: Jonckheere-Terpstra, exact', () => {
   assert.equal(v.statistic.j, 54);
   assert.ok(Math.abs(v.p_value - 1 / 369600) < 1e-15);
   assert.equal(v.effect.of, 's2/s16');
-  assert.match(v.reason, /^avg_ms fell along s16, s8, s4, s2 \(means 744, 516, 305, 224 ms; J = 54 of 54\): p = 2\.71e-6 <= 0\.05$/);
+  assert.match(v.reason, /^avg_ms fell along s16, s8, s4, s2 \(means 744, 516, 305, 224 ms; J = 54 of 54; s2\/s16 0\.302 \(95% interval [\d.]+ to [\d.]+\)\): p = 2\.71e-6$/);
 });
 
 test('trend not reproduced and inconclusive', () => {
@@ -89,54 +127,66 @@ test('trend not reproduced and inconclusive', () => {
   assert.match(up.reason, /^the opposite held: avg_ms rose along s16, s8, s4, s2/);
   const [flat] = verdicts(trend(), { s16: avg(100, 300, 200), s8: avg(210, 110, 290), s4: avg(190, 305, 120), s2: avg(205, 115, 295) });
   assert.equal(flat.result, 'inconclusive');
-  assert.match(flat.reason, /^no clear trend: p = [\d.]+ for avg_ms decreasing along s16, s8, s4, s2, [\d.]+ for increasing, both above 0\.05/);
+  assert.match(flat.reason, /^no clear trend: p = [\d.]+ for avg_ms decreasing along s16, s8, s4, s2, [\d.]+ for increasing/);
 });
 
-test('trend with one repetition each: too few to ever reach the level', () => {
+test('trend below its declared minimum: no verdict, and how many are needed', () => {
   const avg = (x) => [{ avg_ms: x }];
   const plan = { confidence: 0.99, expect: [{ claim: 'falls', metric: 'avg_ms', form: 'trend', direction: 'decreasing', variants: ['a', 'b', 'c'] }] };
-  // 2 each would give 1/90 = 0.011, still above 0.01: 3 each are needed
   const [v] = verdicts(plan, { a: avg(3), b: avg(2), c: avg(1) });
   assert.equal(v.result, 'inconclusive');
-  assert.match(v.reason, /^with 1, 1, 1 repetitions the smallest p a Jonckheere-Terpstra test can give is 0\.167, above 0\.01: run at least 3 repetitions of each \(REPEAT=3\)/);
+  assert.match(v.reason, /^1, 1, 1 repetitions, below the 3 this test needs for a verdict: a one-sided Jonckheere-Terpstra test reaches 0\.01 with one repetition out of order from 3 repetitions of each of its 3 variants \(REPEAT=3/);
+});
+
+test('minRepetitions: Mann-Whitney 4 a side at 0.05, Jonckheere-Terpstra by its variants, t and the curves fixed', () => {
+  assert.equal(minRepetitions({ form: 'pairwise', variants: ['a', 'b'] }, 0.05).repetitions, 4);
+  assert.equal(minRepetitions({ form: 'pairwise', variants: ['a', 'b'] }, 0.01).repetitions, 5);
+  assert.equal(minRepetitions({ form: 'trend', variants: ['a', 'b', 'c'] }, 0.05).repetitions, 2);
+  assert.equal(minRepetitions({ form: 'trend', variants: ['a', 'b', 'c', 'd'] }, 0.05).repetitions, 2);
+  assert.equal(minRepetitions({ form: 'bound', variants: ['a'] }, 0.05).repetitions, 4);
+  assert.equal(minRepetitions({ form: 'linear', variants: ['a', 'b', 'c'] }, 0.05).repetitions, 3);
+  assert.equal(minRepetitions({ form: 'peak', variants: ['a', 'b', 'c'] }, 0.05).repetitions, 3);
 });
 
 test('one verdict per expectation, in the spec order, each with the fields results.json carries', () => {
   const plan = { confidence: 0.95, expect: [...pair().expect, { ...pair().expect[0], claim: 'avg too', metric: 'avg_ms' }] };
-  const out = verdicts(plan, { '2x4': figs(260, 270, 265), '1x8': figs(700, 720, 730) });
+  const out = verdicts(plan, { '2x4': figs(260, 270, 265, 262), '1x8': figs(700, 720, 730, 710) });
   assert.deepEqual(out.map((v) => v.claim), ['2x4 answers faster than 1x8 (p95)', 'avg too']);
   for (const v of out) {
-    for (const key of ['claim', 'metric', 'form', 'variants', 'result', 'test', 'confidence', 'p_value', 'p_value_opposite', 'effect', 'reason']) assert.ok(key in v, key);
+    for (const key of ['claim', 'metric', 'form', 'variants', 'result', 'test', 'confidence', 'p_value', 'p_value_opposite', 'p_adjusted', 'p_adjusted_opposite', 'family_size', 'minimum_repetitions', 'effect', 'reason']) assert.ok(key in v, key);
   }
 });
 
-test('bound: a variant\'s mean held to a figure by its one-sided bootstrap bound', () => {
+test('bound: a variant\'s mean held to a figure by Student\'s t, one-sided', () => {
   const plan = (bound, direction = 'at_most') => ({ confidence: 0.95, expect: [{ claim: 'stays within 10%', metric: 'even.burst_p95_ratio', form: 'bound', direction, bound, variants: ['shaped'] }] });
   const reps = (...r) => ({ shaped: r.map((x) => ({ by_set: { even: { burst_p95_ratio: x } } })) });
-  let [v] = verdicts(plan(1.1), reps(1.01, 1.03, 1.05));
+  let [v] = verdicts(plan(1.1), reps(1.01, 1.03, 1.05, 1.02));
   assert.equal(v.result, 'reproduced');
   assert.equal(v.bound, 1.1);
-  assert.match(v.test, /bootstrap/);
+  assert.match(v.test, /Student's t/);
   assert.match(v.reason, /stayed at most 1\.1/);
-  [v] = verdicts(plan(1.1), reps(1.4, 1.5, 1.6));
+  [v] = verdicts(plan(1.1), reps(1.4, 1.5, 1.6, 1.45));
   assert.equal(v.result, 'not_reproduced');
   assert.match(v.reason, /was above 1\.1/);
-  [v] = verdicts(plan(1.1), reps(1.0, 1.05, 1.3));
+  [v] = verdicts(plan(1.1), reps(1.0, 1.05, 1.3, 1.1));
   assert.equal(v.result, 'inconclusive');
-  [v] = verdicts(plan(2, 'at_least'), reps(2.5, 3, 2.8));
+  [v] = verdicts(plan(2, 'at_least'), reps(2.5, 3, 2.8, 2.7));
   assert.equal(v.result, 'reproduced');
+  // three repetitions: below the t test's declared minimum, whatever they say
+  [v] = verdicts(plan(1.1), reps(1.01, 1.03, 1.05));
+  assert.equal(v.result, 'inconclusive');
   [v] = verdicts(plan(1.1), { shaped: [{ by_set: {} }, null] });
   assert.equal(v.result, 'inconclusive');
 });
 
 // ---- curves over a numeric variable: linear (appbase-write-scaling), peak (azure-shard-count)
 const ing = (...docs) => docs.map((d) => ({ ingest: { docs_per_s: d } }));
-const linearPlan = (minR2 = 0.9) => ({
+const linearPlan = () => ({
   confidence: 0.95,
-  expect: [{ claim: 'writes grow linearly with nodes', metric: 'docs_per_s', form: 'linear', direction: 'linear', variants: ['n1', 'n2', 'n3', 'n4'], x: [1, 2, 3, 4], min_r2: minR2 }],
+  expect: [{ claim: 'writes grow linearly with nodes', metric: 'docs_per_s', form: 'linear', direction: 'linear', variants: ['n1', 'n2', 'n3', 'n4'], x: [1, 2, 3, 4] }],
 });
 
-test('linear reproduced: a straight rise, slope interval above 0, R2 of the means reported', () => {
+test('linear reproduced: a straight rise, the slope above 0 by its t-test, the line not rejected by its lack of fit', () => {
   const [v] = verdicts(linearPlan(), { n1: ing(1000, 1050, 980), n2: ing(2000, 2050, 1980), n3: ing(3010, 2990, 3050), n4: ing(4000, 3950, 4020) });
   assert.equal(v.result, 'reproduced');
   assert.equal(v.form, 'linear');
@@ -144,18 +194,19 @@ test('linear reproduced: a straight rise, slope interval above 0, R2 of the mean
   assert.ok(v.statistic.slope > 900 && v.statistic.slope < 1100, `slope ${v.statistic.slope}`);
   assert.ok(v.statistic.r2 > 0.99);
   assert.ok(v.statistic.slope_low > 0);
+  assert.ok(v.statistic.lack_of_fit.p > 0.05);
   assert.equal(v.statistic.cap_at, null);
   assert.match(v.reason, /rose in a line with x/);
 });
 
-test('linear not reproduced when it rises but bends (a laptop out of cores): the cap is named', () => {
-  const [v] = verdicts(linearPlan(0.97), { n1: ing(1000, 1010, 990), n2: ing(1900, 1910, 1890), n3: ing(2100, 2110, 2090), n4: ing(2150, 2160, 2140) });
+test('linear not reproduced when it rises but bends (a laptop out of cores): the lack of fit says so, the cap is named', () => {
+  const [v] = verdicts(linearPlan(), { n1: ing(1000, 1010, 990), n2: ing(1900, 1910, 1890), n3: ing(2100, 2110, 2090), n4: ing(2150, 2160, 2140) });
   assert.equal(v.result, 'not_reproduced');
-  assert.match(v.reason, /not in a line: R² .* < 0.97/);
+  assert.match(v.reason, /rose with x but not in a line: lack of fit p = /);
   assert.equal(v.statistic.cap_at, 2);
 });
 
-test('linear not reproduced when nothing rises; inconclusive on noise', () => {
+test('linear not reproduced when it falls; inconclusive on noise', () => {
   const [flat] = verdicts(linearPlan(), { n1: ing(2000, 2010, 1990), n2: ing(1900, 1910, 1890), n3: ing(1800, 1810, 1790), n4: ing(1700, 1710, 1690) });
   assert.equal(flat.result, 'not_reproduced');
   assert.match(flat.reason, /did not rise with x/);
@@ -165,11 +216,12 @@ test('linear not reproduced when nothing rises; inconclusive on noise', () => {
 
 const peakPlan = { confidence: 0.95, expect: [{ claim: 'a tipping point', metric: 'docs_per_s', form: 'peak', direction: 'peak', variants: ['s1', 's2', 's4', 's8', 's16'], x: [1, 2, 4, 8, 16] }] };
 
-test('peak reproduced: a clear rise to an inner variant, then a clear fall', () => {
+test('peak reproduced: a clear rise to an inner variant, then a clear fall (permutation test of the whole sweep)', () => {
   const [v] = verdicts(peakPlan, { s1: ing(100, 105, 102), s2: ing(200, 205, 198), s4: ing(300, 310, 305), s8: ing(250, 255, 248), s16: ing(150, 160, 155) });
   assert.equal(v.result, 'reproduced');
   assert.equal(v.statistic.peak_variant, 's4');
   assert.equal(v.statistic.peak_x, 4);
+  assert.match(v.test, /permutation/);
   assert.match(v.reason, /rose to the best mean at x = 4 \(s4\), then fell/);
 });
 

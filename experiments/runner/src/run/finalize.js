@@ -9,7 +9,10 @@ import { cpus } from 'node:os';
 import { esReason } from '@tenantlab/contract/errors';
 import { textTable } from '../compare.js';
 import { verdictLine, writeReport } from '../report.js';
+import { fmtNumber } from '../format.js';
+import { metricValue } from '../metrics.js';
 import { summarize, validateResults } from '../results.js';
+import { median } from '../stats.js';
 import { verdicts as computeVerdicts } from '../verdict.js';
 
 /** Phase 4 (see the header). `started`, `cpuAtStart`: when the run began, and the process's CPU then. */
@@ -62,7 +65,15 @@ function finalize(results, plan, { started, cpuAtStart, measured }) {
     v.summary = summarize(done.map((r) => r.figures), metrics);
   }
   const figures = Object.fromEntries(results.variants.map((v) => [v.name, v.repetitions.map((r) => (r.figures && r.complete ? r.figures : null))]));
-  results.verdicts = computeVerdicts(plan, figures);
+  const reasons = Object.fromEntries(results.variants.map((v) => [v.name, v.repetitions.map((r) => r.incomplete_reason ?? null)]));
+  results.position_effect = positionEffect(results, plan);
+  if (plan.smoke) {
+    // a QUICK run (or the demo): tiny data and short windows answer "does it run", not the question
+    results.verdicts = [];
+    results.smoke = smokeOf(results);
+  } else {
+    results.verdicts = computeVerdicts(plan, figures, { reasons }).map((v) => withPosition(v, results.position_effect));
+  }
   results.finished_at = new Date().toISOString();
   const cores = cpus().length;
   const used = process.cpuUsage(cpuAtStart);
@@ -75,6 +86,52 @@ function finalize(results, plan, { started, cpuAtStart, measured }) {
     total_cpu_seconds: Math.round(((used.user + used.system) / 1e6) * 10) / 10,
   };
   return validateResults(results);
+}
+
+/** A smoke run's outcome: every variant measured in every repetition, or which was not. */
+export function smokeOf(results) {
+  const failed = results.variants.flatMap((v) => v.repetitions.map((r, i) => (r.complete && r.figures ? null : `${v.name} repetition ${i + 1}: ${r.incomplete_reason ?? 'no figures'}`))).filter(Boolean);
+  return failed.length
+    ? { result: 'failed', reason: failed.join('; ') }
+    : { result: 'passed', reason: `every variant measured in every repetition; a QUICK run (or the demo) gives no verdict: run without QUICK for one` };
+}
+
+export const POSITION_TOLERANCE = 0.1;
+
+/**
+ * Is the first measured round still off, after the cold round? For each direction's metric, each
+ * variant's figure in round 1 against the median of its later rounds: flagged when every variant
+ * of the direction is more than POSITION_TOLERANCE off, the same way (a warm-up left in the data
+ * moves them all alike). Needs three rounds. -> { tolerance, metrics: { metric: { variant: ratio } }, flagged: [metric] }
+ */
+export function positionEffect(results, plan) {
+  const out = { tolerance: POSITION_TOLERANCE, metrics: {}, flagged: [] };
+  const metrics = [...new Set((plan.expect ?? []).map((e) => e.metric))];
+  for (const metric of metrics) {
+    const ratios = {};
+    for (const v of results.variants) {
+      const reps = v.repetitions.filter((r) => r.complete && r.figures);
+      if (reps.length < 3) continue;
+      const value = (r) => metricValue(r.figures, metric);
+      const first = reps.find((r) => (r.measured_round ?? r.round) === 1);
+      const later = reps.filter((r) => r !== first).map(value).filter((x) => x !== null);
+      if (!first || value(first) === null || later.length < 2) continue;
+      const m = median(later);
+      if (m) ratios[v.name] = value(first) / m;
+    }
+    const rs = Object.values(ratios);
+    if (!rs.length) continue;
+    out.metrics[metric] = ratios;
+    if (rs.length >= 2 && (rs.every((r) => r > 1 + POSITION_TOLERANCE) || rs.every((r) => r < 1 - POSITION_TOLERANCE))) out.flagged.push(metric);
+  }
+  return out;
+}
+
+/** A verdict whose metric's first measured round still differed says so. */
+function withPosition(v, pos) {
+  if (!pos?.flagged.includes(v.metric)) return v;
+  const ratios = Object.entries(pos.metrics[v.metric]).map(([n, r]) => `${n} ${fmtNumber(r)}x`).join(', ');
+  return { ...v, position_effect: true, reason: `${v.reason}. Note: the first measured round still differed from the later ones (${ratios} of their median), so part of this may be a warm-up effect` };
 }
 
 /**
@@ -107,7 +164,7 @@ export function closingText(results) {
         ['avg ms', (v) => cell(v.summary.avg_ms)], ['p95 ms', (v) => cell(v.summary.p95_ms)], ['p99 ms', (v) => cell(v.summary.p99_ms)], ['req/s', (v) => cell(v.summary.throughput_rps)]];
   const rows = results.variants.map((v) => [v.label ?? v.name, ...columns.map(([, f]) => f(v)), reps(v)]);
   const table = textTable(['variant', ...columns.map(([h]) => h), 'reps'], rows, { right: columns.map((_, i) => i + 1) });
-  const verdicts = results.verdicts.map((v) => `  ${verdictLine(v).replaceAll('**', '')}`);
+  const verdicts = results.smoke ? [`  smoke ${results.smoke.result}: ${results.smoke.reason}`] : results.verdicts.map((v) => `  ${verdictLine(v).replaceAll('**', '')}`);
   return [
     '',
     `${results.experiment}${results.quick ? ' (QUICK)' : ''}: mean ± stdev over the repetitions${results.complete ? '' : ` — INCOMPLETE: ${results.incomplete_reason}`}`,

@@ -62,7 +62,8 @@ export function ingestFiguresOf(summary, measureSeconds) {
     requests: bulks,
     throughput_rps: r2(bulks / measureSeconds),
     errors,
-    error_rate: bulks ? r2(errors / bulks) : null,
+    // exact, never rounded: 248 rejected of 100,000 must not read 0
+    error_rate: bulks ? errors / bulks : null,
     avg_ms: r2(d.avg), p50_ms: r2(d['p(50)'] ?? d.med), p95_ms: r2(d['p(95)']), p99_ms: r2(d['p(99)']), max_ms: r2(d.max),
     ingest: {
       docs_per_s: r2(indexed / measureSeconds),
@@ -72,7 +73,8 @@ export function ingestFiguresOf(summary, measureSeconds) {
       docs_failed: failed,
       bulks_rejected: count('bulks_rejected'),
       // the guidance's "ingestion errors": documents not indexed, per document sent
-      error_share: sent ? r2((rejected + failed) / sent) : null,
+      error_share: sent ? (rejected + failed) / sent : null,
+      docs_sent: sent,
     },
   };
 }

@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { queueSampler, snapshot, windowFigures } from './es-stats.js';
 import { acknowledgedOf, createIngestIndex, indexSnapshot, indexWindowFigures, ingestFiguresOf, ingestIndexName, requireAllIndexed } from './ingest.js';
 import { flatVariant } from './layout.js';
-import { locustfile, pointsFileOf, runLoad } from './workload.js';
+import { locustfile, pointsFileOf, runLoad, warmWorkload } from './workload.js';
 
 // what traffic/ingest.py reads: where to write, the bodies, how many clients and documents per bulk
 const ingestEnv = (run, v, index) => ({
@@ -21,7 +21,7 @@ export async function warmUpIngest(run, v, warmDir) {
   const index = ingestIndexName(run.runId, v.name, -1);
   try {
     await createIngestIndex(lab.client, { index, variant: flatVariant(v), mapping: run.layouts.bodies.profile.mapping, groupAttr: lab.groupAttr });
-    await runLoad({ locust: run.locust, script: locustfile('ingest'), esUrl: lab.esUrl, workload: { ...plan.workload, measure: '1s', measure_s: 1 },
+    await runLoad({ locust: run.locust, script: locustfile('ingest'), esUrl: lab.esUrl, workload: warmWorkload(plan),
       dir: warmDir, runId: `${run.runId}-warmup`, signal: run.signal, extraEnv: ingestEnv(run, v, index), figures: ingestFiguresOf });
   } finally {
     rmSync(warmDir, { recursive: true, force: true });

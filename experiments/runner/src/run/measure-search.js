@@ -9,13 +9,13 @@ import { RunError } from '../errors.js';
 import { queueSampler, snapshot, windowFigures } from './es-stats.js';
 import { isolationFigures, putBack, watchIsolation } from './isolation.js';
 import { narrator } from './narrate.js';
-import { locustfile, pointsFileOf, runLoad } from './workload.js';
+import { locustfile, pointsFileOf, runLoad, warmWorkload } from './workload.js';
 
-/** The warm-up pass: ramp-up and warm-up as measured ones have them, a one-second window not kept. */
+/** The cold round's window of a variant: a full window as measured ones have them (QUICK: a one-second one), not kept. */
 export async function warmUpSearch(run, v, warmDir) {
   const { plan, lab, layouts } = run;
   try {
-    await runLoad({ locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload: { ...plan.workload, measure: '1s', measure_s: 1 },
+    await runLoad({ locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload: warmWorkload(plan),
       tenants: layouts.names.get(v.name).tenants, dir: warmDir, runId: `${run.runId}-warmup`, signal: run.signal, extraEnv: run.metricsEnv });
   } finally {
     rmSync(warmDir, { recursive: true, force: true });

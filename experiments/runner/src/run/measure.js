@@ -1,10 +1,12 @@
-// Phase 3 of a run: the measured windows in the plan's order, interleaved (ABCABC, so a drift of
-// the machine over the run touches every variant alike), each one repetition: one run of the load
-// engine (Locust) plus Elasticsearch's own figures for its window (measure-search.js,
-// measure-ingest.js, measure-many-shards.js). Before a lab's first window come its variants'
-// layouts (layouts.js) and, each time its JVMs are new, a warm-up pass (JIT, caches, page cache:
-// without it the first round was several times slower than the next). A failed repetition is
-// recorded with its reason and the run goes on; an interrupt stops it.
+// Phase 3 of a run: the measured windows round by round, every variant once per round in the
+// order the plan drew for that round (spec.js measuredOrder: seeded, counterbalanced, never a
+// curve's own order, so neither a drift of the machine nor a warm-up lands on one variant or
+// passes for a trend), each one repetition: one run of the load engine (Locust) plus
+// Elasticsearch's own figures for its window (measure-search.js, measure-ingest.js,
+// measure-many-shards.js). Before a lab's first window come its variants' layouts (layouts.js)
+// and, each time its JVMs are new, a cold round: a full unmeasured window of every variant (JIT,
+// caches, page cache: after a shorter warm-up the first measured round was still 40-55% off). A
+// failed repetition is recorded with its reason and the run goes on; an interrupt stops it.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { esReason } from '@tenantlab/contract/errors';
@@ -34,7 +36,9 @@ export async function measureWindows(run) {
       ? `making ${variant.settings.indices} indices (${plan.workload.measure} at most)`
       : `ramp-up ${plan.workload.ramp_up}, warm-up ${plan.workload.warmup}, measuring ${plan.workload.measure}`;
     log(`[${i + 1}/${plan.order.length}] ${vname}, repetition ${round}: ${phases}`);
-    const rep = { round, started_at: new Date().toISOString(), complete: false, figures: null, timeline: [] };
+    // where the window sat in the run: its round and its place in that round's order
+    const at = roundOf(plan, i);
+    const rep = { round, measured_round: at.round, position: at.position, started_at: new Date().toISOString(), complete: false, figures: null, timeline: [] };
     run.byName.get(vname).repetitions.push(rep);
     if (!data.writes) {
       // a search repetition records its own failure: its closed loop is put back even then
@@ -50,9 +54,47 @@ export async function measureWindows(run) {
     }
   }
   const { results } = run;
+  for (const v of results.variants) for (const rep of v.repetitions) markUnfit(rep, plan.workload);
   results.complete = results.variants.every((v) => v.repetitions.length === plan.repetitions && v.repetitions.every((r) => r.complete));
-  if (!results.complete) results.incomplete_reason = 'a repetition failed (see its incomplete_reason)';
+  if (results.complete) delete results.incomplete_reason;
+  else results.incomplete_reason = 'a repetition failed or was incomplete (see its incomplete_reason)';
 }
+
+/** The i-th window of the plan's order -> { round, position } (both from 1). */
+function roundOf(plan, i) {
+  let left = i;
+  const rounds = plan.rounds ?? [plan.order];
+  for (let r = 0; r < rounds.length; r++) {
+    if (left < rounds[r].length) return { round: r + 1, position: left + 1 };
+    left -= rounds[r].length;
+  }
+  return { round: null, position: null };
+}
+
+/**
+ * A repetition whose errors or late arrivals pass the spec's limits (workload.max_error_rate,
+ * workload.max_late_rate) is incomplete: its figures stay, the verdict does not use them, and
+ * the reason gives the exact counts.
+ */
+export function markUnfit(rep, workload) {
+  const f = rep.figures;
+  if (!rep.complete || !f) return;
+  const sent = f.requests ?? 0;
+  const reasons = [];
+  const errors = f.ingest ? (f.ingest.docs_failed ?? 0) + (f.ingest.docs_rejected ?? 0) : f.errors ?? 0;
+  const errorBase = f.ingest ? (f.ingest.docs_sent ?? (f.ingest.docs_indexed ?? 0) + errors) : sent;
+  const maxErr = workload.max_error_rate ?? 0.01;
+  if (errorBase > 0 && errors / errorBase > maxErr) reasons.push(`${errors} of ${errorBase} ${f.ingest ? 'documents' : 'requests'} failed (${fmtShare(errors / errorBase)}), above max_error_rate ${fmtShare(maxErr)}`);
+  const late = f.late_arrivals ?? 0;
+  const maxLate = workload.max_late_rate ?? 0.05;
+  if (sent > 0 && late / sent > maxLate) reasons.push(`${late} of ${sent} arrivals started late (${fmtShare(late / sent)}), above max_late_rate ${fmtShare(maxLate)}`);
+  if (reasons.length) {
+    rep.complete = false;
+    rep.incomplete_reason = reasons.join('; ');
+  }
+}
+
+const fmtShare = (x) => `${Number((x * 100).toPrecision(3))}%`;
 
 /** The lab up now made ready: its variants' layouts built where they are not, and warmed up when its JVMs are new. */
 async function prepareLab(run, vname, { restarted, fresh }) {
@@ -70,7 +112,9 @@ async function prepareLab(run, vname, { restarted, fresh }) {
 async function warmUp(run, v) {
   const { plan, data } = run;
   run.check();
-  run.log(data.manyShards ? `warm-up pass: ${v.name} (${Math.min(20, v.settings.indices)} indices made and deleted, not measured)` : `warm-up pass: ${v.name} (${plan.workload.ramp_up} + ${plan.workload.warmup}, not measured)`);
+  const n = plan.quick ? Math.min(20, v.settings.indices) : v.settings.indices;
+  const window = plan.quick ? `${plan.workload.ramp_up} + ${plan.workload.warmup}` : `${plan.workload.ramp_up} + ${plan.workload.warmup} + ${plan.workload.measure}`;
+  run.log(data.manyShards ? `cold round: ${v.name} (${n} indices made and deleted, not measured)` : `cold round: ${v.name} (${window}, not measured)`);
   const warmDir = join(run.dir, 'repetitions', `00-warmup-${v.name}`);
   mkdirSync(warmDir, { recursive: true });
   if (data.manyShards) return warmUpManyShards(run, v, warmDir);

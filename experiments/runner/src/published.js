@@ -1,0 +1,108 @@
+// The published runs (experiments/results/NAME/results.json, committed) as the table README.md
+// and experiments/README.md show, written by `make render` between two markers and checked by
+// `make render CHECK=1`: every figure in it comes from a committed results.json, none is typed
+// by hand. And the list of stored runs (`make experiment-runs`).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fmtNumber, fmtP } from './format.js';
+import { loadEngineOf } from './results.js';
+
+export const BEGIN = '<!-- published-runs: written by `make render` from experiments/results/*/results.json; do not edit by hand -->';
+export const END = '<!-- /published-runs -->';
+
+/** Every committed run under root: [{ name, results }], sorted by experiment name. */
+export function publishedRuns(root) {
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    .map((name) => ({ name, file: join(root, name, 'results.json') }))
+    .filter((r) => existsSync(r.file))
+    .map((r) => ({ name: r.name, results: JSON.parse(readFileSync(r.file, 'utf8')) }));
+}
+
+const RESULT = { reproduced: 'reproduced', not_reproduced: 'not reproduced', inconclusive: 'inconclusive' };
+
+/** One verdict in a table cell: its result, claim and p (adjusted when the family adjusted it). */
+export function verdictCell(v) {
+  const p = v.p_adjusted ?? v.p_value;
+  return `**${RESULT[v.result] ?? v.result}**: ${v.claim}${p === null || p === undefined ? '' : ` (p = ${fmtP(p)})`}`;
+}
+
+// the closed loop's outcome (noisy-neighbour, noisy-writer): flagged and moved in N of M
+function loopCell(results) {
+  return results.variants.filter((v) => v.isolate?.auto === true).map((v) => {
+    const moved = v.repetitions.filter((r) => r.figures?.isolation?.flag_s !== null && r.figures?.isolation?.flag_s !== undefined && r.figures.isolation.moved === true).length;
+    return `${v.label ?? v.name}: flagged and moved in ${moved} of ${v.repetitions.length}`;
+  });
+}
+
+function dataCell(results) {
+  const d = results.environment?.data ?? {};
+  if (d.documents) return `${fmtNumber(d.documents)} documents, ${fmtNumber(d.stores)} stores`;
+  return `${d.profile ?? '?'} documents`;
+}
+
+// what a reader must know before trusting a row: engine era, tree, protocol
+function notesCell(results) {
+  const notes = [];
+  const engine = loadEngineOf(results);
+  if (engine?.k6Era) notes.push('measured with k6');
+  else if (engine) notes.push(`${engine.label}${engine.version ? ` ${engine.version}` : ''}`);
+  const env = results.environment ?? {};
+  if (env.git_commit?.endsWith('-dirty')) notes.push('dirty tree');
+  if (env.publishable?.override) notes.push('published anyway (PUBLISH=force)');
+  if (!results.plan?.rounds) notes.push('fixed run order, before the verdict protocol');
+  if (results.complete === false) notes.push(`incomplete: ${results.incomplete_reason ?? '?'}`);
+  return notes.join('; ');
+}
+
+/** The published runs -> the Markdown table (relative links from `linkBase`, e.g. results/). */
+export function publishedTable(runs, { linkBase }) {
+  const rows = runs.map(({ name, results }) => {
+    const date = (results.started_at ?? '').slice(0, 10);
+    const verdicts = [...loopCell(results), ...(results.verdicts ?? []).map(verdictCell)].join('<br>');
+    const reps = results.plan?.repetitions ?? '-';
+    return `| [${name}](${linkBase}${name}/report.md) | ${date} | ${dataCell(results)} | ${reps} | ${verdicts || '-'} | ${notesCell(results)} |`;
+  });
+  return ['| experiment | run | data | repetitions | verdicts | measured |', '|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** text with the block between BEGIN and END replaced by `table`; null when the markers are missing. */
+export function withTable(text, table) {
+  const a = text.indexOf(BEGIN);
+  const b = text.indexOf(END);
+  if (a < 0 || b < a) return null;
+  return `${text.slice(0, a)}${BEGIN}\n${table}\n${text.slice(b)}`;
+}
+
+/**
+ * Every stored run: the committed ones (experiments/results) and the local ones
+ * (.lab/results/experiments/NAME/RUN-ID), optionally of one experiment. -> [{ experiment,
+ * run_id, where, started_at, quick, complete, verdicts: 'reproduced 2, inconclusive 1', path }]
+ */
+export function storedRuns({ committedRoot, localRoot, name = null }) {
+  const out = [];
+  const summary = (r) => {
+    if (r.smoke) return `smoke ${r.smoke.result}`;
+    const counts = {};
+    for (const v of r.verdicts ?? []) counts[v.result] = (counts[v.result] ?? 0) + 1;
+    return Object.entries(counts).map(([k, n]) => `${RESULT[k] ?? k} ${n}`).join(', ') || '-';
+  };
+  const add = (file, where) => {
+    try {
+      const r = JSON.parse(readFileSync(file, 'utf8'));
+      if (name && r.experiment !== name) return;
+      out.push({ experiment: r.experiment, run_id: r.run_id, where, started_at: r.started_at, quick: Boolean(r.quick), complete: r.complete !== false, verdicts: summary(r), path: file });
+    } catch { /* a run stopped before its first write has no results.json to list */ }
+  };
+  for (const { name: n } of existsSync(committedRoot) ? readdirSync(committedRoot, { withFileTypes: true }).filter((d) => d.isDirectory()) : []) {
+    const f = join(committedRoot, n, 'results.json');
+    if (existsSync(f)) add(f, 'committed');
+  }
+  for (const d of existsSync(localRoot) ? readdirSync(localRoot, { withFileTypes: true }).filter((x) => x.isDirectory()) : []) {
+    for (const run of readdirSync(join(localRoot, d.name), { withFileTypes: true }).filter((x) => x.isDirectory())) {
+      const f = join(localRoot, d.name, run.name, 'results.json');
+      if (existsSync(f)) add(f, 'local');
+    }
+  }
+  return out.sort((a, b) => a.experiment.localeCompare(b.experiment) || String(a.started_at).localeCompare(String(b.started_at)));
+}

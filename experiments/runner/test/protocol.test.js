@@ -1,0 +1,182 @@
+// The protocol around the verdicts: refusals before a run, errors and late arrivals making a
+// repetition incomplete, the first round's position check, smoke runs, where a run may be
+// published, the published-runs table, and the power planner. Pure logic; no lab.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { RunError } from '../src/errors.js';
+import { planExperiment } from '../src/power.js';
+import { BEGIN, END, publishedRuns, publishedTable, storedRuns, verdictCell, withTable } from '../src/published.js';
+import { planOf } from '../src/run.js';
+import { positionEffect, smokeOf } from '../src/run/finalize.js';
+import { markUnfit } from '../src/run/measure.js';
+import { publishability, referenceCpuModel } from '../src/run/record.js';
+import { loadSpec, resolveSpec } from '../src/spec.js';
+import { EXPERIMENTS, syntheticResults } from './fixtures/synthetic.js';
+
+const h2 = (o = {}) => resolveSpec(loadSpec(`${EXPERIMENTS}h2-split-index.yaml`), { orderSeed: 1, ...o });
+
+test('a verdict run below the repetitions its tests need is refused before anything starts; QUICK and the demo are smoke runs', () => {
+  assert.throws(() => planOf(h2({ repeat: 3 })), (e) => e instanceof RunError
+    && e.message === 'h2-split-index: 3 repetitions give no verdict: "2x4 answers faster than 1x8 (average and p95)": a one-sided Mann-Whitney test reaches 0.05 with one repetition out of order from 4 repetitions of each of its 2 variants; set REPEAT=4 (or more), or QUICK=1 for a smoke run without a verdict');
+  assert.equal(planOf(h2({ repeat: 4 })).smoke, false);
+  assert.equal(planOf(h2({ repeat: 1, quick: true })).smoke, true);
+  assert.equal(planOf(h2({ repeat: 1 }), { narrate: true }).smoke, true, 'make demo tells the story; it judges nothing');
+});
+
+test('every committed spec asks for at least the repetitions its directions need', () => {
+  for (const name of ['appbase-write-scaling', 'azure-refresh', 'azure-replicas', 'azure-shard-count', 'explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups', 'many-shards', 'noisy-neighbour', 'noisy-writer']) {
+    assert.doesNotThrow(() => planOf(resolveSpec(loadSpec(`${EXPERIMENTS}${name}.yaml`), { orderSeed: 1 })), name);
+  }
+});
+
+test('errors or late arrivals past the spec\'s limits make a repetition incomplete, with the exact counts', () => {
+  const workload = { max_error_rate: 0.01, max_late_rate: 0.05 };
+  const rep = (figures) => ({ complete: true, figures });
+  const ok = rep({ requests: 1000, errors: 10, late_arrivals: 50 });
+  markUnfit(ok, workload);
+  assert.equal(ok.complete, true, 'at the limits: still complete');
+  const bad = rep({ requests: 1000, errors: 11, late_arrivals: 51 });
+  markUnfit(bad, workload);
+  assert.equal(bad.complete, false);
+  assert.equal(bad.incomplete_reason, '11 of 1000 requests failed (1.1%), above max_error_rate 1%; 51 of 1000 arrivals started late (5.1%), above max_late_rate 5%');
+  // the write workloads: documents, rejected and failed, against every document sent
+  const writes = rep({ requests: 10, errors: 0, ingest: { docs_indexed: 99000, docs_rejected: 248, docs_failed: 0, docs_sent: 99248 } });
+  markUnfit(writes, workload);
+  assert.equal(writes.complete, true, '248 of 99,248 is 0.25%');
+  const rejected = rep({ requests: 10, errors: 0, ingest: { docs_indexed: 90000, docs_rejected: 10000, docs_failed: 0, docs_sent: 100000 } });
+  markUnfit(rejected, { ...workload, max_error_rate: 1 });
+  assert.equal(rejected.complete, true, 'an experiment that measures rejections sets max_error_rate: 1');
+  markUnfit(rejected, workload);
+  assert.match(rejected.incomplete_reason, /^10000 of 100000 documents failed \(10%\)/);
+});
+
+test('position effect: flagged only when every variant\'s first round is more than 10% off its later rounds, the same way', () => {
+  const plan = { expect: [{ metric: 'avg_ms' }] };
+  const run = (firsts) => ({
+    variants: Object.entries(firsts).map(([name, first]) => ({
+      name,
+      repetitions: [first, 100, 102, 98].map((avg, i) => ({ complete: true, measured_round: i + 1, figures: { avg_ms: avg } })),
+    })),
+  });
+  const cold = positionEffect(run({ a: 150, b: 130 }), plan);
+  assert.deepEqual(cold.flagged, ['avg_ms']);
+  assert.equal(cold.metrics.avg_ms.a, 1.5);
+  assert.deepEqual(positionEffect(run({ a: 150, b: 101 }), plan).flagged, [], 'one variant off is noise, not a warm-up');
+  assert.deepEqual(positionEffect(run({ a: 150, b: 80 }), plan).flagged, [], 'opposite ways');
+  assert.deepEqual(positionEffect(run({ a: 105, b: 108 }), plan).flagged, [], 'within 10%');
+});
+
+test('a smoke run passes when every variant measured every repetition, and names the ones that did not', () => {
+  const { results } = syntheticResults({ quick: true, repeat: 1 });
+  assert.equal(smokeOf(results).result, 'passed');
+  results.variants[1].repetitions[0] = { complete: false, incomplete_reason: 'locust exited with status 107', figures: null };
+  assert.deepEqual(smokeOf(results), { result: 'failed', reason: '2x4 repetition 1: locust exited with status 107' });
+});
+
+test('a run is publishable from a clean tree on the committed runs\' CPU model; PUBLISH=force overrides and says so', () => {
+  assert.deepEqual(publishability({ clean: true, cpuModel: 'X', reference: 'X' }), { ok: true, reasons: [], override: false });
+  assert.deepEqual(publishability({ clean: true, cpuModel: 'X', reference: null }), { ok: true, reasons: [], override: false });
+  const dirty = publishability({ clean: false, cpuModel: 'Y', reference: 'X' });
+  assert.equal(dirty.ok, false);
+  assert.deepEqual(dirty.reasons, ['measured from a tree with uncommitted changes', "measured on Y, not on the committed runs' X"]);
+  assert.deepEqual(publishability({ clean: false, cpuModel: 'X', reference: 'X', override: true }), { ok: true, reasons: ['measured from a tree with uncommitted changes'], override: true });
+  const root = mkdtempSync(join(tmpdir(), 'ref-'));
+  for (const [n, model] of [['a', 'X'], ['b', 'X'], ['c', 'Y']]) {
+    mkdirSync(join(root, n));
+    writeFileSync(join(root, n, 'results.json'), JSON.stringify({ environment: { machine: { cpu_model: model } } }));
+  }
+  assert.equal(referenceCpuModel(root), 'X');
+  assert.equal(referenceCpuModel(join(root, 'none')), null);
+});
+
+function resultsRoot() {
+  const root = mkdtempSync(join(tmpdir(), 'published-'));
+  const { results } = syntheticResults({ runId: '20250101t000000-abcd' });
+  mkdirSync(join(root, 'h2-split-index'));
+  writeFileSync(join(root, 'h2-split-index', 'results.json'), JSON.stringify(results));
+  return { root, results };
+}
+
+test('the published-runs table comes from the committed results.json: every verdict, its p, what to know about the run', () => {
+  const { root, results } = resultsRoot();
+  const table = publishedTable(publishedRuns(root), { linkBase: 'results/' });
+  const lines = table.split('\n');
+  assert.equal(lines[0], '| experiment | run | data | repetitions | verdicts | measured |');
+  assert.equal(lines.length, 3);
+  assert.equal(lines[2], `| [h2-split-index](results/h2-split-index/report.md) | 2025-01-01 | 200,000 documents, 150 stores | 4 | ${results.verdicts.map(verdictCell).join('<br>')} | Locust 2.47.0 |`);
+  assert.match(verdictCell(results.verdicts[0]), /^\*\*reproduced\*\*: 2x4 answers faster than 1x8 \(average and p95\) \(p = 0\.0286\)$/);
+  const text = `# x\n\nbefore\n${BEGIN}\nstale\n${END}\nafter\n`;
+  assert.equal(withTable(text, 'T'), `# x\n\nbefore\n${BEGIN}\nT\n${END}\nafter\n`);
+  assert.equal(withTable('no markers', 'T'), null);
+});
+
+test('stored runs: committed and local, optionally of one experiment, with their verdicts counted', () => {
+  const { root } = resultsRoot();
+  const local = mkdtempSync(join(tmpdir(), 'local-'));
+  const { results } = syntheticResults({ runId: 'r2', quick: true, repeat: 1 });
+  mkdirSync(join(local, 'h2-split-index', 'r2'), { recursive: true });
+  writeFileSync(join(local, 'h2-split-index', 'r2', 'results.json'), JSON.stringify(results));
+  const runs = storedRuns({ committedRoot: root, localRoot: local });
+  assert.deepEqual(runs.map((r) => [r.where, r.run_id, r.quick, r.verdicts]), [['committed', '20250101t000000-abcd', false, 'reproduced 2'], ['local', 'r2', true, 'smoke passed']]);
+  assert.equal(storedRuns({ committedRoot: root, localRoot: local, name: 'h1-shard-count' }).length, 0);
+});
+
+test('the planner: from a committed run\'s spread, the repetitions that reach 80% power within the budget', () => {
+  const { results } = syntheticResults({ runId: 'committed' });
+  const plan = h2();
+  const out = planExperiment(plan, results);
+  // 40 against 25 ms with 4% noise: the declared minimum already has all the power it needs
+  assert.equal(out.repetitions, 4);
+  assert.ok(out.power.every((p) => p >= 0.8), JSON.stringify(out.power));
+  assert.match(out.lines[0], /^h2-split-index: 2 directions, one Holm family at 0\.05; at least 4 repetitions/);
+  assert.ok(out.lines.some((l) => /effect from the article's figures/.test(l)), 'h2 has the article\'s figures for every variant');
+  assert.match(out.lines.at(-1), /^ {2}plan: 4 repetitions, windows of 40 s \(x1 the spec's\)/);
+  // a spread too wide for the budget: the best there is, and what it misses
+  const noisy = syntheticResults({ runId: 'noisy', spread: 1.2, means: { '1x8': 40, '2x4': 38, '1x16': 50, '2x8': 48 } }).results;
+  for (const v of plan.variants) delete v.published;
+  const hard = planExperiment(plan, noisy, { budgetS: 25 * 60 });
+  assert.ok(hard.power === null || hard.power.some((p) => p < 0.8));
+  assert.match(hard.lines.at(-1), /below 0\.8|past the budget/);
+  // no committed run and no article figure: nothing to plan from, said so
+  const nn = resolveSpec(loadSpec(`${EXPERIMENTS}noisy-neighbour.yaml`), { orderSeed: 1 });
+  assert.match(planExperiment(nn, null).lines.at(-1), /nothing to plan from/);
+});
+
+const REPO = new URL('../../../', import.meta.url).pathname;
+
+test('README.md and experiments/README.md carry the table of the committed results, as make render writes it', () => {
+  const runs = publishedRuns(join(REPO, 'experiments/results'));
+  for (const [file, linkBase] of [['README.md', 'experiments/results/'], ['experiments/README.md', 'results/']]) {
+    const text = readFileSync(join(REPO, file), 'utf8');
+    assert.equal(withTable(text, publishedTable(runs, { linkBase })), text, `${file} is stale: make render`);
+  }
+});
+
+test('bin/published-runs --check fails naming a hand-edited table; without --check it repairs it', () => {
+  // a copy of what the generator reads, with the workspace's packages
+  const root = mkdtempSync(join(tmpdir(), 'render-'));
+  mkdirSync(join(root, 'experiments/runner'), { recursive: true });
+  cpSync(join(REPO, 'README.md'), join(root, 'README.md'));
+  cpSync(join(REPO, 'experiments/README.md'), join(root, 'experiments/README.md'));
+  cpSync(join(REPO, 'experiments/results'), join(root, 'experiments/results'), { recursive: true });
+  for (const d of ['bin', 'src', 'package.json']) cpSync(join(REPO, 'experiments/runner', d), join(root, 'experiments/runner', d), { recursive: true });
+  symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'));
+  const bin = join(root, 'experiments/runner/bin/published-runs');
+  const gen = (...args) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+  assert.equal(gen('--check').status, 0, 'fresh');
+  const readme = join(root, 'README.md');
+  writeFileSync(readme, readFileSync(readme, 'utf8').replace('**reproduced**', '**reproduced by hand**'));
+  const stale = gen('--check');
+  assert.equal(stale.status, 1);
+  assert.match(stale.stderr, /^stale: README\.md \(differs from what experiments\/results\/\*\/results\.json renders\)$/m);
+  assert.equal(gen().status, 0);
+  assert.equal(gen('--check').status, 0, 'repaired');
+  writeFileSync(readme, '# no markers\n');
+  const none = gen('--check');
+  assert.equal(none.status, 2);
+  assert.equal(none.stderr, 'error: README.md has no published-runs markers; put the two lines of experiments/runner/src/published.js (BEGIN, END) where the table goes\n');
+});
