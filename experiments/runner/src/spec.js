@@ -808,7 +808,50 @@ export function estimatedSeconds(plan) {
   const window = w.ramp_up_s + w.warmup_s + w.measure_s;
   // an ingest variant builds nothing: a new empty index per repetition
   const build = plan.dataset.kind ? 2 : BUILD_FIXED_S + plan.dataset.products / BUILD_DOCS_PER_S;
-  // the cold round: every variant once, a full window (QUICK: ramp-up and warm-up), before the first measured round
-  const warmPass = plan.quick ? w.ramp_up_s + w.warmup_s : window;
-  return Math.round(plan.variants.length * plan.repetitions * window + plan.variants.length * (build + warmPass));
+  // the cold round each time a lab starts: on new data every variant of the lab, a full window
+  // each; restarted on the same data (variants that differ only in shape), a full window of the
+  // variant measured next and ramp-up and warm-up of the others. QUICK: ramp-up and warm-up of
+  // one variant per start (none for the write workloads)
+  const short = w.ramp_up_s + w.warmup_s;
+  const { starts, fullWindows, shortWindows } = labStarts(plan);
+  const cold = plan.quick ? (plan.dataset.kind ? 0 : starts * short) : fullWindows * window + shortWindows * short;
+  return Math.round(plan.variants.length * plan.repetitions * window + plan.variants.length * build + cold + (starts - 1) * LAB_RESTART_S);
+}
+
+// a lab's restart between rounds: about half a minute on the 2-core machine
+const LAB_RESTART_S = 35;
+
+/**
+ * How often the plan's labs start, and the cold round's windows those starts cost: a start on
+ * new data (the first, or a lab of another structure than the one before) warms every variant
+ * of the lab with a full window; a restart on the same data (labs that differ only in shape), the
+ * variant measured next with a full window and the others with ramp-up and warm-up only.
+ */
+export function labStarts(plan) {
+  const labOf = new Map(plan.variants.map((v) => [v.name, v.lab ?? null]));
+  const structure = (lab) => {
+    const { shape, ...rest } = lab ?? {};
+    return JSON.stringify(rest);
+  };
+  const perLab = new Map();
+  for (const v of plan.variants) perLab.set(labKey(v.lab), (perLab.get(labKey(v.lab)) ?? 0) + 1);
+  const order = plan.order ?? measuredOrder(plan.variants, plan.repetitions).order;
+  let starts = 0;
+  let fullWindows = 0;
+  let shortWindows = 0;
+  let current = null;
+  for (const name of order) {
+    const lab = labOf.get(name);
+    if (current !== null && labKey(lab) === labKey(current.lab)) continue;
+    const fresh = current === null || structure(lab) !== structure(current.lab);
+    current = { lab };
+    starts++;
+    const n = perLab.get(labKey(lab));
+    if (fresh) fullWindows += n;
+    else {
+      fullWindows += 1;
+      shortWindows += n - 1;
+    }
+  }
+  return { starts, fullWindows, shortWindows };
 }

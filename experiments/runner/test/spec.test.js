@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 import { SpecError } from '../src/errors.js';
-import { checkSpec, durationSeconds, estimatedSeconds, listSpecs, loadSpec, measuredOrder, profileNames, resolveSpec, shownPath } from '../src/spec.js';
+import { checkSpec, durationSeconds, estimatedSeconds, labStarts, listSpecs, loadSpec, measuredOrder, profileNames, resolveSpec, shownPath } from '../src/spec.js';
 
 const fixtures = new URL('./fixtures/specs/', import.meta.url).pathname;
 const fixture = (name) => join(fixtures, `${name}.yaml`);
@@ -296,10 +296,22 @@ test('estimatedSeconds: windows per variant and repetition plus a build allowanc
   const plan = resolveSpec(loadSpec(fixture('good-minimal')), { repeat: 2 });
   // 2 variants x 2 repetitions x (30 + 60 + 120) s + 2 x (20 s + 50,000 docs / 8,000 docs/s + a full window of 210 s)
   assert.equal(estimatedSeconds(plan), 2 * 2 * 210 + Math.round(2 * (20 + 50000 / 8000 + 210)));
-  // QUICK: the cold round is ramp-up and warm-up only
+  // QUICK: the cold round is ramp-up and warm-up of one variant
   const quick = resolveSpec(loadSpec(fixture('good-minimal')), { repeat: 2, quick: true });
   const w = quick.workload;
-  assert.equal(estimatedSeconds(quick), Math.round(2 * 2 * (w.ramp_up_s + w.warmup_s + w.measure_s) + 2 * (20 + quick.dataset.products / 8000 + w.ramp_up_s + w.warmup_s)));
+  assert.equal(estimatedSeconds(quick), Math.round(2 * 2 * (w.ramp_up_s + w.warmup_s + w.measure_s) + 2 * (20 + quick.dataset.products / 8000) + w.ramp_up_s + w.warmup_s));
+});
+
+test('labStarts: a lab restarted on the same data warms the variant measured next in full, the others briefly; new data warms them all', () => {
+  const h3 = resolveSpec(loadSpec(join(experiments, 'h3-index-groups.yaml')), { orderSeed: 1 });
+  // 4 rounds, the labs taking turns: shaped | unshaped, unshaped | shaped, ...: 5 starts, the
+  // first on new data (5 variants in full), then 4 restarts on the same data (1 full each, the
+  // other variants of the shaped lab briefly)
+  assert.deepEqual(labStarts(h3), { starts: 5, fullWindows: 5 + 4, shortWindows: 4 + 4 });
+  const appbase = resolveSpec(loadSpec(join(experiments, 'appbase-write-scaling.yaml')), { orderSeed: 1 });
+  // one lab per variant, of another structure each: every start is on new data; the labs take
+  // turns (A B C D | D C B A | A B C D), so a round's last lab runs the next round's first window
+  assert.deepEqual(labStarts(appbase), { starts: 10, fullWindows: 10, shortWindows: 0 });
 });
 
 test('lab: the experiment sets the topology; a variant may set its own on top', () => {

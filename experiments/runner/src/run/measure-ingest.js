@@ -16,12 +16,12 @@ const ingestEnv = (run, v, index) => ({
 });
 
 /** The warm-up pass: an index of its own written for the ramp-up and warm-up, then deleted. */
-export async function warmUpIngest(run, v, warmDir) {
+export async function warmUpIngest(run, v, warmDir, { full = !run.plan.quick } = {}) {
   const { plan, lab } = run;
   const index = ingestIndexName(run.runId, v.name, -1);
   try {
     await createIngestIndex(lab.client, { index, variant: flatVariant(v), mapping: run.layouts.bodies.profile.mapping, groupAttr: lab.groupAttr });
-    await runLoad({ locust: run.locust, script: locustfile('ingest'), esUrl: lab.esUrl, workload: warmWorkload(plan),
+    await runLoad({ locust: run.locust, script: locustfile('ingest'), esUrl: lab.esUrl, workload: warmWorkload(plan, full),
       dir: warmDir, runId: `${run.runId}-warmup`, signal: run.signal, extraEnv: ingestEnv(run, v, index), figures: ingestFiguresOf });
   } finally {
     rmSync(warmDir, { recursive: true, force: true });

@@ -13,12 +13,12 @@ const manyShardsEnv = (run, v, prefix, count) => ({
 });
 
 /** The cold round's window: the variant's indices made and deleted as a measured window makes them (QUICK: 20), so the master's code paths are warm; nothing is measured. */
-export async function warmUpManyShards(run, v, warmDir) {
+export async function warmUpManyShards(run, v, warmDir, { full = !run.plan.quick } = {}) {
   const { plan, lab } = run;
   const prefix = manyShardsPrefix(run.runId, v.name, 0);
   try {
     await runLoad({ locust: run.locust, script: locustfile('many_shards'), esUrl: lab.esUrl, workload: plan.workload, dir: warmDir, runId: `${run.runId}-warmup`, signal: run.signal,
-      extraEnv: manyShardsEnv(run, v, prefix, plan.quick ? Math.min(20, v.settings.indices) : v.settings.indices), figures: manyShardsFiguresOf });
+      extraEnv: manyShardsEnv(run, v, prefix, full ? v.settings.indices : Math.min(20, v.settings.indices)), figures: manyShardsFiguresOf });
   } finally {
     rmSync(warmDir, { recursive: true, force: true });
     await deleteIndices(lab.client, prefix).catch(() => {});

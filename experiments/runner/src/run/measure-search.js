@@ -12,10 +12,10 @@ import { narrator } from './narrate.js';
 import { locustfile, pointsFileOf, runLoad, warmWorkload } from './workload.js';
 
 /** The cold round's window of a variant: a full window as measured ones have them (QUICK: a one-second one), not kept. */
-export async function warmUpSearch(run, v, warmDir) {
+export async function warmUpSearch(run, v, warmDir, { full = !run.plan.quick } = {}) {
   const { plan, lab, layouts } = run;
   try {
-    await runLoad({ locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload: warmWorkload(plan),
+    await runLoad({ locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload: warmWorkload(plan, full),
       tenants: layouts.names.get(v.name).tenants, dir: warmDir, runId: `${run.runId}-warmup`, signal: run.signal, extraEnv: run.metricsEnv });
   } finally {
     rmSync(warmDir, { recursive: true, force: true });

@@ -5,8 +5,10 @@
 // Elasticsearch's own figures for its window (measure-search.js, measure-ingest.js,
 // measure-many-shards.js). Before a lab's first window come its variants' layouts (layouts.js)
 // and, each time its JVMs are new, a cold round: a full unmeasured window of every variant (JIT,
-// caches, page cache: after a shorter warm-up the first measured round was still 40-55% off). A
-// failed repetition is recorded with its reason and the run goes on; an interrupt stops it.
+// caches, page cache: after a shorter warm-up the first measured round was still 40-55% off; a
+// lab restarted on the same data between rounds: a full window of the variant measured next,
+// ramp-up and warm-up of the others). A failed repetition is recorded with its reason and the
+// run goes on; an interrupt stops it.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { esReason } from '@tenantlab/contract/errors';
@@ -105,19 +107,23 @@ async function prepareLab(run, vname, { restarted, fresh }) {
   // QUICK (a smoke run of small data) warms the JVMs with its first variant only, and the
   // write workloads not at all (their QUICK windows are seconds: nothing to compare)
   const warm = plan.quick ? (data.writes ? [] : lab.sameLab(vname).slice(0, 1)) : lab.sameLab(vname);
-  if (restarted) for (const v of warm) await warmUp(run, v);
+  if (!restarted) return;
+  // A lab started on new data: a full window of every variant (the cold round). A lab restarted
+  // on the same data between rounds (its page cache survives the JVMs): a full window of the
+  // variant measured next, ramp-up and warm-up of the others
+  for (const v of warm) await warmUp(run, v, { full: !plan.quick && (fresh || v.name === vname) });
 }
 
-/** One pass of the variant's workload that is not measured; its folder is deleted after. */
-async function warmUp(run, v) {
+/** One pass of the variant's workload that is not measured (`full`: a whole window); its folder is deleted after. */
+async function warmUp(run, v, { full }) {
   const { plan, data } = run;
   run.check();
-  const n = plan.quick ? Math.min(20, v.settings.indices) : v.settings.indices;
-  const window = plan.quick ? `${plan.workload.ramp_up} + ${plan.workload.warmup}` : `${plan.workload.ramp_up} + ${plan.workload.warmup} + ${plan.workload.measure}`;
+  const n = full ? v.settings.indices : Math.min(20, v.settings.indices);
+  const window = full ? `${plan.workload.ramp_up} + ${plan.workload.warmup} + ${plan.workload.measure}` : `${plan.workload.ramp_up} + ${plan.workload.warmup}`;
   run.log(data.manyShards ? `cold round: ${v.name} (${n} indices made and deleted, not measured)` : `cold round: ${v.name} (${window}, not measured)`);
   const warmDir = join(run.dir, 'repetitions', `00-warmup-${v.name}`);
   mkdirSync(warmDir, { recursive: true });
-  if (data.manyShards) return warmUpManyShards(run, v, warmDir);
-  if (data.writes) return warmUpIngest(run, v, warmDir);
-  return warmUpSearch(run, v, warmDir);
+  if (data.manyShards) return warmUpManyShards(run, v, warmDir, { full });
+  if (data.writes) return warmUpIngest(run, v, warmDir, { full });
+  return warmUpSearch(run, v, warmDir, { full });
 }

@@ -274,6 +274,7 @@ export async function timelinesOf(file) {
 
 /**
  * The cold round's workload: a full window, as a measured one (the first measured round after a
- * shorter warm-up was still 40-55% off); QUICK: ramp-up and warm-up with a one-second window.
+ * shorter warm-up was still 40-55% off); not `full` (QUICK, or the other variants of a lab
+ * restarted on the same data): ramp-up and warm-up with a one-second window.
  */
-export const warmWorkload = (plan) => (plan.quick ? { ...plan.workload, measure: '1s', measure_s: 1 } : plan.workload);
+export const warmWorkload = (plan, full = !plan.quick) => (full ? plan.workload : { ...plan.workload, measure: '1s', measure_s: 1 });
