@@ -75,8 +75,10 @@ function valuesOf(figures, reasons, variant, metric) {
   for (let i = 0; i < reps.length; i++) {
     const v = reps[i] ? metricValue(reps[i], metric) : null;
     if (v === null) {
-      const why = reasons?.[variant]?.[i];
-      return { missing: `${variant}'s repetition ${i + 1} has no ${metric} figure (${why ?? 'failed or incomplete'})` };
+      // a complete repetition may still lack a figure its window could not hold (a move that
+      // ended after the window has no "after")
+      const why = reasons?.[variant]?.[i] ?? (reps[i] ? 'not measured within its window' : 'failed or incomplete');
+      return { missing: `${variant}'s repetition ${i + 1} has no ${metric} figure (${why})` };
     }
     values.push(v);
   }
