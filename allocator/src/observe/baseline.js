@@ -15,7 +15,9 @@
 // counts. The samples are persisted with the allocator's state (state/store.js, a few times a
 // minute), so a restarted allocator keeps its groups' normal; when all its samples have aged out
 // during a long stop, the last baseline it had stays in use, marked `stale`, until a new one is
-// ready.
+// ready. A running allocator never falls back that way: a group idle for longer than the window
+// (between two load runs) learns its normal again, so a cold first run's slow normal cannot hide
+// the next run's rise (make demo REPEAT=5 flagged 1 of 5 with it).
 import { percentile } from './probe.js';
 
 const r1 = (x) => Math.round(x * 10) / 10;
@@ -26,6 +28,8 @@ export class Baselines {
     Object.assign(this, { windowMs, readyMs });
     this.samples = new Map(); // `${group}|${signal}` -> [{ at, p95 }]
     this.last = new Map(); // `${group}|${signal}` -> the last ready baseline (fallback after a long stop)
+    this.restored = new Set(); // keys whose last baseline came from the saved state, not yet learned again
+    this.clock = 0; // the latest observation's time: what `get` counts the window back from
     if (saved) this.restore(saved);
   }
 
@@ -35,20 +39,31 @@ export class Baselines {
    */
   add(at, group, signal, p95, learn, cap = null) {
     const key = `${group}|${signal}`;
+    this.clock = Math.max(this.clock, at);
     const kept = (this.samples.get(key) ?? []).filter((s) => s.at > at - this.windowMs);
     if (learn && Number.isFinite(p95)) kept.push({ at, p95: Number.isFinite(cap) ? Math.min(p95, cap) : p95 });
     this.samples.set(key, kept);
     const b = this.#compute(group, signal, kept);
-    if (b.ready) this.last.set(key, b);
+    if (b.ready) {
+      this.last.set(key, b);
+      this.restored.delete(key);
+    }
   }
 
-  /** The baseline of `group` for `signal`: { p95_ms, signal, samples, span_s, ready, stale, learned_at } or null. */
-  get(group, signal) {
+  /**
+   * The baseline of `group` for `signal` at `at` (ms): { p95_ms, signal, samples, span_s, ready,
+   * stale, learned_at } or null. Samples older than the window are left out here too: a signal
+   * the group was not judged by for a while (no shoppers' histograms between two load runs: the
+   * probe judged it) has had no `add` to drop them, and its old normal must not pass for a fresh one.
+   */
+  get(group, signal, at = this.clock) {
     if (!signal) return null;
     const key = `${group}|${signal}`;
-    const b = this.#compute(group, signal, this.samples.get(key) ?? []);
+    const b = this.#compute(group, signal, (this.samples.get(key) ?? []).filter((s) => s.at > at - this.windowMs));
     if (b.ready) return b;
-    const last = this.last.get(key);
+    // the last baseline stands in only after a restart (the normal of before the stop); a running
+    // allocator whose samples aged out (the group idle, or judged by the other signal) learns again
+    const last = this.restored.has(key) ? this.last.get(key) : null;
     return last ? { ...last, stale: true } : b.samples ? b : null;
   }
 
@@ -75,6 +90,10 @@ export class Baselines {
 
   restore(saved) {
     for (const [k, v] of Object.entries(saved.samples ?? {})) if (Array.isArray(v)) this.samples.set(k, v.filter((s) => Number.isFinite(s?.at) && Number.isFinite(s?.p95)));
-    for (const [k, v] of Object.entries(saved.last ?? {})) if (Number.isFinite(v?.p95_ms)) this.last.set(k, v);
+    for (const [k, v] of Object.entries(saved.last ?? {})) {
+      if (!Number.isFinite(v?.p95_ms)) continue;
+      this.last.set(k, v);
+      this.restored.add(k);
+    }
   }
 }

@@ -144,7 +144,7 @@ export class Observer {
       const load = loadP95.get(g.name) ?? null;
       signals.set(g.name, { probe_p95_ms: probe?.p95_ms ?? null, probes: probe?.count ?? 0, load_p95_ms: load });
       const { signal, p95_ms: p95 } = judgedSignal({ loadP95: load, probe });
-      judged.set(g.name, judgeObjective({ p95, signal, objectiveMs: objectiveOf(config.policy, g.name), baseline: this.baselines.get(g.name, signal), hot: config.policy.hot }));
+      judged.set(g.name, judgeObjective({ p95, signal, objectiveMs: objectiveOf(config.policy, g.name), baseline: this.baselines.get(g.name, signal, now), hot: config.policy.hot }));
     }
     const cost = observedCost({
       increases: this.window.increases(),

@@ -63,6 +63,20 @@ describe('baseline', () => {
     assert.equal(b.get('g2', 'probe'), null);
   });
 
+  it('a running allocator whose samples aged out learns again: no stale normal from before an idle spell', () => {
+    const b = new Baselines({ windowMs: 60000, readyMs: 10000 });
+    // a cold first load run: a slow normal, judged by the shoppers' p95
+    for (let s = 0; s <= 30; s += 5) b.add(s * 1000, 'g1', 'load', 190, true);
+    assert.equal(b.get('g1', 'load').p95_ms, 190);
+    // no load for two minutes: the probe judges the group, the load signal gets no sample
+    for (let s = 35; s <= 150; s += 5) b.add(s * 1000, 'g1', 'probe', 20, false);
+    const idle = b.get('g1', 'load');
+    assert.equal(idle, null, 'no sample of the load signal inside the window: learning, not the cold 190 ms');
+    // the next run: a fresh normal from its own first seconds
+    for (let s = 155; s <= 170; s += 5) b.add(s * 1000, 'g1', 'load', 45, true);
+    assert.deepEqual([b.get('g1', 'load').p95_ms, b.get('g1', 'load').ready], [45, true]);
+  });
+
   it('survives a restart: restored from what the state keeps, and the last one stays (stale) after a long stop', () => {
     const b = make();
     for (let s = 0; s <= 40; s += 5) b.add(s * 1000, 'g1', 'probe', 30, true);
