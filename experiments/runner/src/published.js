@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fmtNumber, fmtP } from './format.js';
-import { loadEngineOf } from './results.js';
+import { loadEngineOf, loopOutcomes } from './results.js';
 
 export const BEGIN = '<!-- published-runs: written by `make render` from experiments/results/*/results.json; do not edit by hand -->';
 export const END = '<!-- /published-runs -->';
@@ -28,12 +28,7 @@ export function verdictCell(v) {
 }
 
 // the closed loop's outcome (noisy-neighbour, noisy-writer): flagged and moved in N of M
-function loopCell(results) {
-  return results.variants.filter((v) => v.isolate?.auto === true).map((v) => {
-    const moved = v.repetitions.filter((r) => r.figures?.isolation?.flag_s !== null && r.figures?.isolation?.flag_s !== undefined && r.figures.isolation.moved === true).length;
-    return `${v.label ?? v.name}: flagged and moved in ${moved} of ${v.repetitions.length}`;
-  });
-}
+const loopCell = (results) => loopOutcomes(results).map(({ variant, moved, of }) => `${variant.label ?? variant.name}: flagged and moved in ${moved} of ${of}`);
 
 function dataCell(results) {
   const d = results.environment?.data ?? {};

@@ -157,6 +157,22 @@ export function summarize(repetitions, metrics) {
  * shape is this schema's from the first write (a run that stops early is still valid once it sets
  * complete: false and incomplete_reason).
  */
+/**
+ * The closed loop's outcome per auto-isolating variant: [{ variant, moved, of }], moved counting
+ * the repetitions whose burst store was flagged (isolation.flag_s set) and moved; a repetition
+ * without figures counts as not moved.
+ */
+export function loopOutcomes(results) {
+  return results.variants.filter((v) => v.isolate?.auto === true).map((v) => ({
+    variant: v,
+    moved: v.repetitions.filter((r) => {
+      const i = r.figures?.isolation;
+      return i !== undefined && i.flag_s !== null && i.flag_s !== undefined && i.moved === true;
+    }).length,
+    of: v.repetitions.length,
+  }));
+}
+
 export function resultsSkeleton(plan, { run_id, started_at = new Date().toISOString(), lab, environment, workload = plan.workload }) {
   return {
     schema_version: SCHEMA_VERSION,

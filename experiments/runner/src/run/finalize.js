@@ -11,7 +11,7 @@ import { textTable } from '../compare.js';
 import { verdictLine, writeReport } from '../report.js';
 import { fmtNumber } from '../format.js';
 import { metricValue } from '../metrics.js';
-import { summarize, validateResults } from '../results.js';
+import { loopOutcomes, summarize, validateResults } from '../results.js';
 import { median } from '../stats.js';
 import { verdicts as computeVerdicts } from '../verdict.js';
 
@@ -47,14 +47,8 @@ export async function finishRun(run, { started, cpuAtStart }) {
  * the narration's; with several such variants each line names its variant.
  */
 export function flaggedAndMovedLines(results, { demo = false } = {}) {
-  const looped = results.variants.filter((v) => v.isolate?.auto === true);
-  return looped.map((v) => {
-    const moved = v.repetitions.filter((r) => {
-      const i = r.figures?.isolation;
-      return i !== undefined && i.flag_s !== null && i.flag_s !== undefined && i.moved === true;
-    }).length;
-    return `${demo ? '[demo] ' : ''}${looped.length > 1 ? `${v.name}: ` : ''}flagged and moved in ${moved} of ${v.repetitions.length} repetitions`;
-  });
+  const loops = loopOutcomes(results);
+  return loops.map(({ variant, moved, of }) => `${demo ? '[demo] ' : ''}${loops.length > 1 ? `${variant.name}: ` : ''}flagged and moved in ${moved} of ${of} repetitions`);
 }
 
 /** results.json's closing figures: summaries, verdicts, the runner's CPU. -> the schema's complaints */

@@ -13,6 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { esReason } from '@tenantlab/contract/errors';
 import { RunError } from '../errors.js';
+import { fmtWithUnit } from '../format.js';
 import { buildLayout } from './layouts.js';
 import { measureIngest, warmUpIngest } from './measure-ingest.js';
 import { measureManyShards, warmUpManyShards } from './measure-many-shards.js';
@@ -96,7 +97,7 @@ export function markUnfit(rep, workload) {
   }
 }
 
-const fmtShare = (x) => `${Number((x * 100).toPrecision(3))}%`;
+const fmtShare = (x) => fmtWithUnit(x, 'ratio');
 
 /** The lab up now made ready: its variants' layouts built where they are not, and warmed up when its JVMs are new. */
 async function prepareLab(run, vname, { restarted, fresh }) {
