@@ -273,8 +273,10 @@ export async function chartsOf(results, metrics) {
   for (const m of metrics.filter(perVariant)) {
     out.push({ file: `by-variant-${m.replace('.', '-')}.svg`, alt: `${metricDef(m).label} per variant, every repetition`, markup: await latencyByVariant(results, m) });
   }
-  // a curve over a numeric variable (data nodes, shards): the repetitions against x, the fitted line or the peak
-  for (const v of results.verdicts.filter((x) => (x.form === 'linear' || x.form === 'peak') && x.x)) {
+  // a curve over a numeric variable (data nodes, shards): the repetitions against x, the fitted line
+  // or the peak; a smoke run (no verdict) still draws its means over x from the spec's directions
+  const curves = results.smoke ? (results.plan.expect ?? []) : results.verdicts;
+  for (const v of curves.filter((x) => (x.form === 'linear' || x.form === 'peak') && x.x)) {
     out.push({ file: `curve-${v.form}-${v.metric}.svg`, alt: `${metricDef(v.metric).label} against x (${v.form === 'linear' ? 'the least-squares line' : 'the best mean marked'})`, markup: await curveOverX(results, v) });
   }
   out.push({ file: 'latency-over-time.svg', alt: 'average latency over the measured window', markup: await latencyOverTime(results, 'avg_ms') });

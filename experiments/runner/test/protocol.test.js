@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { RunError } from '../src/errors.js';
 import { planExperiment } from '../src/power.js';
 import { BEGIN, END, publishedRuns, publishedTable, storedRuns, verdictCell, withTable } from '../src/published.js';
+import { chartsOf } from '../src/report.js';
 import { planOf } from '../src/run.js';
 import { positionEffect, smokeOf } from '../src/run/finalize.js';
 import { markUnfit } from '../src/run/measure.js';
@@ -75,6 +76,18 @@ test('a smoke run passes when every variant measured every repetition, and names
   assert.equal(smokeOf(results).result, 'passed');
   results.variants[1].repetitions[0] = { complete: false, incomplete_reason: 'locust exited with status 107', figures: null };
   assert.deepEqual(smokeOf(results), { result: 'failed', reason: '2x4 repetition 1: locust exited with status 107' });
+});
+
+test('a smoke run draws its curves over x (the means, no fit) from the spec\'s directions; a verdict run from its verdicts', async () => {
+  const { results } = syntheticResults({ experiment: 'h1-shard-count', quick: true, repeat: 1 });
+  const peak = { claim: 'a peak', metric: 'avg_ms', form: 'peak', direction: 'peak', variants: ['s2', 's4', 's8', 's16'], x: [2, 4, 8, 16], x_label: 'shards' };
+  results.plan.expect = [...results.plan.expect, peak];
+  const smoke = (await chartsOf(results, ['avg_ms'])).find((c) => c.file === 'curve-peak-avg_ms.svg');
+  assert.ok(smoke, 'a smoke run has its curve');
+  assert.match(smoke.markup, /<svg/);
+  assert.doesNotMatch(smoke.markup, /the best mean, x =/, 'no peak marked without a verdict');
+  delete results.smoke;
+  assert.equal((await chartsOf(results, ['avg_ms'])).some((c) => c.file.startsWith('curve-')), false, 'a verdict run draws curves from its verdicts (none here)');
 });
 
 test('a run is publishable from a clean tree on the committed runs\' CPU model; PUBLISH=force overrides and says so', () => {
