@@ -68,8 +68,12 @@ setup() {
 @test "two minutes of steady storefront traffic flag nothing, with both groups judged against a ready baseline" {
   local hot="http://127.0.0.1:$LOOP_PORT/hot" seconds="${LOOP_SECONDS:-120}"
   [[ "$seconds" =~ ^[1-9][0-9]*$ ]] && ((seconds >= 120 && seconds <= 1800)) || fail "LOOP_SECONDS=$seconds: want 120 to 1800"
-  # the real load engine, its tenants read from this file's allocator
+  # the real load engine, its tenants read from this file's allocator. Its latency thresholds
+  # are lifted (this test judges the allocator; speed is a benchmark's, and a busy CI machine's
+  # p95 or late arrivals are not a failure of the loop); failed requests, checks and
+  # cross-tenant hits still fail the load, and the test
   ALLOCATOR_PORT="$LOOP_PORT" SCENARIO=storefront DURATION="${seconds}s" RATE=20 UI=0 TENANTS="${LOOP_PREFIX}*" \
+    P95_STOREFRONT_MS=600000 MAX_LATE=1 \
     traffic/run.sh >"$LOOP_DIR/load.log" 2>&1 &
   local load=$! i armed=0 judged=0 flags="" h looks=$((seconds / 2)) looked=0
   for ((i = 0; i < looks; i++)); do
@@ -83,7 +87,7 @@ setup() {
       jq -e '[.groups[] | select(.relative_limit_ms != null and (.baseline.ready // false))] | length >= 2' <<<"$h" >/dev/null && armed=$((armed + 1))
     fi
   done
-  wait "$load" || { tail -n 20 "$LOOP_DIR/load.log"; fail "the storefront load failed"; }
+  wait "$load" || { tail -n 30 "$LOOP_DIR/load.log"; fail "the storefront load failed: $(grep -E 'FAIL|error' "$LOOP_DIR/load.log" | tail -n 3 | paste -sd' ')"; }
   [[ -z "$flags" ]] || fail "flagged under steady traffic: $flags"
   echo "# $seconds s: judged $judged, armed $armed of the last $looked looks; last: $(curl -fsS "$hot" | jq -c '[.groups[] | {group, signal, p95_ms, baseline_p95_ms, relative_limit_ms, probe_share_of_search}]')" >&3
   ((judged * 6 >= looked * 5)) || fail "both groups were judged in only $judged of the last $looked looks"
