@@ -6,12 +6,14 @@ samples never reach the figures (Rally marks them `warmup`):
 Every request is tagged scenario=warmup|measure by its intended start. Open model (RATE= page
 views/s: arrivals on a schedule, latency from the intended start, late arrivals counted) or
 closed model (VUS= shoppers, THINK_MS= between page views, like a JMeter thread group). Tenants
-and their aliases in the variant measured come from TENANTS_FILE (the runner writes it).
+and their aliases in the variant measured come from TENANTS_FILE (the runner writes it); each
+store's searches go through a node of its group, followed when the allocator moves it
+(GROUP_URLS, FOLLOW_S: lib/routing.py).
 
 A burst (BOT_TENANT= one store, BURST_AT= into the measured window, BURST_FOR= long) as a
 scenario of its own (`burst`), never in the figures; every shopper's request is then tagged
 phase=before|during|after the burst. BURST_KIND=bot (the default): the bot's crawler on that store
-at BOT_RATE= pages/s. BURST_KIND=resubmit: the store's whole catalogue written back in a loop
+at BOT_RATE= pages/s (reached over a tenth of the burst, held to its end). BURST_KIND=resubmit: the store's whole catalogue written back in a loop
 (lib/resubmit.py, through its alias only) by BURST_WRITERS= concurrent loops (2) in bulks of
 BURST_BULK= documents (500), stopping at the burst's end: the noisy writer.
 
@@ -19,7 +21,7 @@ The only threshold is the cross-tenant rule (exit 99, figures still count): an e
 measures, its verdict is computed by the runner."""
 import random
 
-from lib import config, resubmit
+from lib import config, resubmit, routing
 from lib.arrivals import ramp
 from lib.run import LoadRun
 from lib.shop import Crawler, Shopper, bot_plan
@@ -54,6 +56,9 @@ def phase(t):
 
 def setup(run):
     tenants, everyone = load(run.pool)
+    # each store through a node of its group, and of its new group once the allocator moved it
+    # (GROUP_URLS, FOLLOW_S: lib/routing.py)
+    routing.start(run, tenants)
     data = {"tenants": tenants, "all": everyone, "shoppers": [Shopper(run, tenants, weighted_picker(tenants)) for _ in range(max(1, VUS))]}
     if BOT_TENANT and BURST["kind"] == "resubmit":
         t = next((x for x in tenants if x["id"] == BOT_TENANT), None)
@@ -85,7 +90,10 @@ if BOT_TENANT and BURST["kind"] == "resubmit":
     # to its end (a page read after the end is not written)
     run.closed("burst", BURST["writers"], BURST_FOR, lambda intended: run.data["writer"].step(intended), start_s=BURST_FROM)
 elif BOT_TENANT:
-    up = max(1.0, round(BURST_FOR * 0.2))
-    run.open("burst", ramp(BOT_RATE, up, max(1.0, BURST_FOR - 2 * up), up, start_rate=1), BURST_FOR,
+    # the bot ramps up over a tenth of the burst, then crawls at its full rate to the burst's end:
+    # a bot that slowed down before the end would let neighbours left with it recover by themselves
+    # (an `after` window partly without the bot)
+    up = max(1.0, round(BURST_FOR * 0.1))
+    run.open("burst", ramp(BOT_RATE, up, start_rate=1), BURST_FOR,
              lambda intended: run.data["crawler"].crawl(intended), cap=max(20, int(BOT_RATE * 2)), start_s=BURST_FROM)
 globals().update(run.locust_classes())

@@ -204,6 +204,10 @@ quick_own_lab() {
       and (.figures.neighbours.before_p95_ms | type) == "number" and (.figures.others.before_p95_ms | type) == "number"
       and (.figures.isolation | has("flag_s") and has("move_s") and has("recovered_s")))] | length' "$r")" 2
   assert_equal "$(jq -r '[.variants[] | .isolate.auto] | join(",")' "$r")" "true,false"
+  # a store the allocator moved is followed by the load engine: its searches go through a node of
+  # its new group within a few seconds of the move's end (FOLLOW_S=1)
+  assert_equal "$(jq '[.variants[].repetitions[].isolation | select(.move.finished_s != null) | . as $i
+      | select(any($i.routes[]?; .tenant == $i.target and .to == $i.move.to and .at_s >= $i.move.finished_s - 1 and .at_s <= $i.move.finished_s + 5) | not)] | length' "$r")" 0
   grep -q 'burst-timeline.svg' "$dir/report.md" || fail "report.md has no timeline chart"
   # its stores, indices, template and allocators are gone: the lab is as it was
   assert_equal "$(lab_state)" "$before"

@@ -76,6 +76,8 @@ class LoadRun:
         self.drain_s = drain_s
         self.scenarios = []
         self.data = None
+        # the stores routed to another group during the run (lib/routing.py), for summary.json
+        self.routes = []
         # made at init (Locust's environment, the points file); a bare one until then
         self.recorder = Recorder()
         self.pool = Pool(concurrency=pool_size, network_timeout=network_timeout)
@@ -194,6 +196,7 @@ class LoadRun:
             "checks": [{"name": n, "passes": p, "fails": f} for n, (p, f) in r.checks.items()],
             "thresholds": thresholds,
             "verdict": "PASS" if all(t["ok"] for t in thresholds) else "FAIL",
+            **({"routes": self.routes} if self.routes else {}),
         }
 
 

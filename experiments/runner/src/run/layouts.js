@@ -17,8 +17,8 @@ import { writeManyShardsFixture } from './many-shards.js';
 
 /**
  * The layouts of a run before any is built: -> { names (each variant's indices and its stores'
- * aliases), loopTenants, allocators, loopGroups (a closed-loop variant's own stores, its
- * allocator, its two groups), built (the variants built on the lab up now), ingestUrls (a write
+ * aliases), loopTenants, allocators, loopGroups, loopRoutes (a closed-loop variant's own stores,
+ * its allocator, its two groups, the load engine's routes to them), built (the variants built on the lab up now), ingestUrls (a write
  * variant's data nodes), bodies (the write workloads': writeRunBodies) }
  */
 export function planLayouts(plan, { runId, data }) {
@@ -30,6 +30,7 @@ export function planLayouts(plan, { runId, data }) {
       generateTenants({ seed: plan.dataset.seed, profile: data.profile, scale: plan.dataset.scale, prefix: `iso${runId.slice(-4)}${k + 1}` })])),
     allocators: new Map(),
     loopGroups: new Map(),
+    loopRoutes: new Map(),
     built: new Set(),
     ingestUrls: new Map(),
     bodies: null,
@@ -108,8 +109,7 @@ async function coordinateInGroups(run, v, n, groups) {
 
 // A closed-loop variant: its allocator places the stores (odd on the first group, even on the
 // second), loading runs unrefreshed as for any layout; each store searches through a node of its
-// group, the burst store through the master (it changes group mid-run, so no node of either
-// group should coordinate its crawl).
+// group, the burst store too, followed to its new group when it moves.
 async function placeByAllocator(run, v, groups) {
   const { lab, layouts, log } = run;
   if (groups.length < 2) throw new RunError(`variant ${v.name}: the closed loop needs two index groups (the lab has ${groups.join(', ') || 'none'})`, 1);
@@ -126,11 +126,16 @@ async function placeByAllocator(run, v, groups) {
   // store-stats cache stays the default: it is not a dynamic setting, so the layout's median
   // shard size may lag by its 10 s)
   await lab.client.indices.putSettings({ index: n.indices.join(','), settings: { 'index.number_of_replicas': 0, 'index.refresh_interval': '-1' } });
+  // every store through a node of its group, the burst store too: the load engine follows it
+  // to its new group's nodes when the allocator moves it (traffic/lib/routing.py), so neither its
+  // crawl's coordination nor its requests' group tag stay with the neighbours it left
   const urlsOf = await lab.nodeUrlsOf(v);
+  const routes = Object.fromEntries(groups.map((g) => [g, urlsOf(g)]).filter(([, urls]) => urls.length));
   n.tenants.forEach((t, i) => {
     const urls = urlsOf(t.group);
-    t.es_url = t.set === 'target' || !urls.length ? lab.esUrl : urls[i % urls.length];
+    t.es_url = urls.length ? urls[i % urls.length] : lab.esUrl;
   });
+  layouts.loopRoutes.set(v.name, Object.keys(routes).length ? { GROUP_URLS: JSON.stringify(routes), ALLOCATOR_URL: alloc.url, FOLLOW_S: '1' } : {});
   log(`  ${v.name}: ${n.tenants.length} stores placed by the allocator at ${alloc.url} in ${n.indices.length} indices; burst store ${target} (${v.burst.store ?? 'biggest'} odd store) on ${groups[0]}${run.narrate ? `; watch it live: make watch URL=${alloc.url}` : ''}`);
   return n;
 }

@@ -36,7 +36,7 @@ export async function measureSearch(run, variant, i, repDir, rep) {
   try {
     const tell = run.narrate && loop ? narrator({ log, pointsFile: pointsFileOf(repDir), target: loop.target, groups: loop.groups, burst: variant.burst, measureS: plan.workload.measure_s }) : null;
     const out = await runLoad({
-      locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload: plan.workload, extraEnv: run.metricsEnv,
+      locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload: plan.workload, extraEnv: { ...run.metricsEnv, ...layouts.loopRoutes.get(variant.name) },
       tenants: layouts.names.get(variant.name).tenants, dir: repDir, runId: `${run.runId}-${i + 1}`, signal: run.signal, burst: variant.burst ?? null,
       onMeasureStart: () => {
         if (loop) watch = watchIsolation(alloc.api, { target: loop.target, intervalMs: Math.round(variant.isolate.interval_s * 1000), onTick: tell?.tick });
@@ -59,7 +59,7 @@ export async function measureSearch(run, variant, i, repDir, rep) {
       const burstFromMs = out.t0 + out.burstWindow.from_s * 1000;
       const loopFigures = isolationFigures({ points: out.points, t0: out.t0, burstFromMs, endMs: out.t0 + plan.workload.measure_s * 1000, watch: w, settleMs: variant.isolate.settle_s * 1000, auto: variant.isolate.auto });
       Object.assign(rep.figures, loopFigures);
-      rep.isolation = isolationRecord(w, out.t0, loop.target);
+      rep.isolation = isolationRecord(w, out.t0, loop.target, out.routes);
       tell?.end(loopFigures);
     }
     rep.timeline = out.timeline;
@@ -86,7 +86,7 @@ export async function measureSearch(run, variant, i, repDir, rep) {
 }
 
 /** What results.json keeps of the watcher: times in seconds from the measured window's start. */
-function isolationRecord(w, t0, target) {
+function isolationRecord(w, t0, target, routes = []) {
   const rel = (ms) => (ms === null || ms === undefined ? null : Math.round((ms - t0) / 100) / 10);
   return {
     target,
@@ -94,5 +94,7 @@ function isolationRecord(w, t0, target) {
     evidence: w.evidence,
     move: w.move ? { ...w.move, created_at: undefined, started_at: undefined, finished_at: undefined, created_s: rel(w.move.created_at), started_s: rel(w.move.started_at), finished_s: rel(w.move.finished_at) } : null,
     samples: w.samples.map((x) => ({ t_s: rel(x.at), groups: x.groups, hot: x.hot })),
+    // when the load engine sent a moved store's searches to its new group's nodes
+    routes: routes.map((r) => ({ tenant: r.tenant, from: r.from, to: r.to, at_s: rel(r.at_ms) })),
   };
 }

@@ -87,7 +87,7 @@ export function engineModeArgs(env) {
 /**
  * Runs the load engine for one repetition: `locust -f SCRIPT --headless --only-summary
  * --skip-log-setup` (the locustfile's own shape sets the users and stops at its end). Returns
- * { figures, summary, timeline, timelineBySet, points, t0, burstTenant, burstWindow, burstWrites,
+ * { figures, summary, timeline, timelineBySet, points, t0, burstTenant, burstWindow, burstWrites, routes,
  * loadCpuSeconds, measureWallMs, crossTenantHits, exitCode }.
  * `signal` (AbortSignal) stops it at once (Ctrl-C of the run).
  */
@@ -153,6 +153,8 @@ export async function runLoad({ locust, script, esUrl, workload, tenants = null,
     burstWindow: env.BOT_TENANT ? { from_s: parseInt(env.BURST_AT, 10), to_s: parseInt(env.BURST_AT, 10) + parseInt(env.BURST_FOR, 10) } : null,
     // a re-submission: what its writers wrote (and what a newer version had already superseded)
     burstWrites: env.BURST_KIND === 'resubmit' ? burstWritesOf(summary) : null,
+    // the stores the engine routed to another group when the allocator moved them (GROUP_URLS, FOLLOW_S)
+    routes: summary.routes ?? [],
     loadCpuSeconds,
     measureWallMs: measureMs,
     crossTenantHits: summary.metrics.cross_tenant_hits?.values?.count ?? 0,
