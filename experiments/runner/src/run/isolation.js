@@ -154,6 +154,24 @@ export function watchIsolation(api, { target, intervalMs = 1000, onTick }) {
 }
 
 /** Moves `target` back to `group` (after a repetition whose loop moved it) and waits. */
+/**
+ * Before a closed-loop repetition: waits until the allocator no longer holds the last one (the
+ * burst store not flagged, no group missing its objective), so that a repetition never starts
+ * with the last one's burst in the allocator's window (make demo's short windows: a repetition
+ * right after another saw its store flagged before its own burst, and no move, since the last
+ * crawl still made the other group look busy). At most `timeoutMs`; -> { waited_s, clear }.
+ */
+export async function awaitClear(api, target, { timeoutMs = 60000, intervalMs = 1000, signal } = {}) {
+  const t0 = Date.now();
+  for (;;) {
+    const hot = await api.call('GET', '/hot');
+    const clear = !hot.hot.some((h) => h.tenant === target) && hot.groups.every((g) => g.meets_objective !== false);
+    const waited = Math.round((Date.now() - t0) / 1000);
+    if (clear || Date.now() - t0 >= timeoutMs || signal?.aborted) return { waited_s: waited, clear };
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
 export async function putBack(api, target, group) {
   let t = await api.call('GET', `/tenants/${target}`);
   // a move the loop started may still be running when the window ends: let it finish first

@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { esReason } from '@tenantlab/contract/errors';
 import { RunError } from '../errors.js';
 import { queueSampler, snapshot, windowFigures } from './es-stats.js';
-import { isolationFigures, putBack, watchIsolation } from './isolation.js';
+import { awaitClear, isolationFigures, putBack, watchIsolation } from './isolation.js';
 import { narrator } from './narrate.js';
 import { locustfile, pointsFileOf, runLoad, warmWorkload } from './workload.js';
 
@@ -16,7 +16,7 @@ export async function warmUpSearch(run, v, warmDir, { full = !run.plan.quick } =
   const { plan, lab, layouts } = run;
   try {
     await runLoad({ locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload: warmWorkload(plan, full),
-      tenants: layouts.names.get(v.name).tenants, dir: warmDir, runId: `${run.runId}-warmup`, signal: run.signal, extraEnv: run.metricsEnv });
+      tenants: layouts.names.get(v.name).tenants, dir: warmDir, runId: `${run.runId}-warmup`, signal: run.signal, extraEnv: { ...run.metricsEnv, ...layouts.loopRoutes.get(v.name) } });
   } finally {
     rmSync(warmDir, { recursive: true, force: true });
   }
@@ -34,6 +34,11 @@ export async function measureSearch(run, variant, i, repDir, rep) {
   const alloc = layouts.allocators.get(variant.name);
   const loop = variant.isolate && alloc ? { target: layouts.names.get(variant.name).target, groups: layouts.loopGroups.get(variant.name) } : null;
   try {
+    if (loop) {
+      const c = await awaitClear(alloc.api, loop.target, { timeoutMs: 60000, signal: run.signal });
+      run.check();
+      if (c.waited_s > 1 || !c.clear) log(`  ${c.clear ? `waited ${c.waited_s} s for` : `after ${c.waited_s} s, still not`} the allocator's window clear of the last repetition (${loop.target} not flagged, every group within its objective)`);
+    }
     const tell = run.narrate && loop ? narrator({ log, pointsFile: pointsFileOf(repDir), target: loop.target, groups: loop.groups, burst: variant.burst, measureS: plan.workload.measure_s }) : null;
     const out = await runLoad({
       locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload: plan.workload, extraEnv: { ...run.metricsEnv, ...layouts.loopRoutes.get(variant.name) },
