@@ -77,6 +77,15 @@ export function observedCost({ increases, spanS, serving, indexGroup, groups, ga
       indexMs += c.indexMs;
       probeMs += c.probeMs;
     }
+    // the tenants' own searches (their stats groups; never the probe's): a group is judged, and its
+    // baseline learned, only while its own stores have shoppers. Counted with the probe, an idle
+    // group's probes alone were "enough", and its baseline learned whatever latency other traffic
+    // on the same nodes caused (make demo: the isolated variant's allocator learned the left-alone
+    // variant's crawl as its normal, and missed the next burst)
+    let tenantQueries = 0;
+    for (const cells of byTenant.values()) {
+      for (const [index, c] of cells) if (indexGroup.get(index) === g.name) tenantQueries += c.queries;
+    }
     const readings = g.nodes.map((n) => gauges.get(n)).filter(Boolean);
     const cpus = readings.map((r) => r.cpu_percent).filter((x) => x !== null);
     const rejected = g.nodes.reduce((s, n) => s + (increases.get(`R|${n}`) ?? 0), 0);
@@ -108,7 +117,8 @@ export function observedCost({ increases, spanS, serving, indexGroup, groups, ga
       rejected_per_s: round(rejected * per, 2),
       cpu_percent: cpus.length ? round(cpus.reduce((a, b) => a + b, 0) / cpus.length, 1) : null,
       queries,
-      enough: spanS >= observe.windowS / 2 && queries >= observe.minQueries,
+      tenant_queries: tenantQueries,
+      enough: spanS >= observe.windowS / 2 && tenantQueries >= observe.minQueries,
     });
   }
 

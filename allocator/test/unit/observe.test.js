@@ -77,7 +77,7 @@ function judgedOf(p95s, { baselines = new Map(), hot = policy.hot } = {}) {
 }
 
 /** A two-group world: g1 = es-1, es-2 holding index i1; g2 = es-3, es-4 holding i2. */
-function world({ tenants, spanS = 60, g1P95 = 30, g2P95 = 5, g1Latency = 30, g2Latency = 5, baselines, hot, indexMs = {}, recent = new Map([['i1', new Map([['a', 120]])]]) }) {
+function world({ tenants, spanS = 60, g1P95 = 30, g2P95 = 5, g1Latency = 30, g2Latency = 5, baselines, hot, indexMs = {}, recent = new Map([['i1', new Map([['a', 120]])]]), probeQueries = 0 }) {
   const increases = new Map();
   const serving = new Map();
   const totals = { i1: { q: 0, ms: 0 }, i2: { q: 0, ms: 0 } };
@@ -90,7 +90,8 @@ function world({ tenants, spanS = 60, g1P95 = 30, g2P95 = 5, g1Latency = 30, g2L
   }
   // the groups' latency is what the test says, whatever the tenants' times add up to
   for (const [index, lat] of [['i1', g1Latency], ['i2', g2Latency]]) {
-    increases.set(`Q|${index}`, totals[index].q);
+    // the index's total counts the probe's searches too (they are not any tenant's)
+    increases.set(`Q|${index}`, totals[index].q + probeQueries);
     increases.set(`T|${index}`, totals[index].q * lat);
     increases.set(`I|${index}`, indexMs[index] ?? 0);
   }
@@ -275,6 +276,14 @@ describe('the observed plan', () => {
   it('is enough once the window is half full and holds the minimum of searches', () => {
     assert.equal(observedEnough(cost, policy.observe), true);
     assert.equal(observedEnough(world({ tenants, spanS: 10 }), policy.observe), false);
+  });
+
+  it('counts the tenants\' own searches only: an idle group the probe alone searches is not judged, nor learns its baseline', () => {
+    const idle = world({ tenants: { a: { index: 'i1', queries: 0, ms: 0 }, c: { index: 'i2', queries: 0, ms: 0 } }, probeQueries: 5000 });
+    assert.equal(idle.groups.get('g1').queries, 5000);
+    assert.equal(idle.groups.get('g1').tenant_queries, 0);
+    assert.equal(idle.groups.get('g1').enough, false);
+    assert.equal(world({ tenants, probeQueries: 5000 }).groups.get('g1').enough, true);
   });
 });
 

@@ -86,6 +86,11 @@ export async function measureSearch(run, variant, i, repDir, rep) {
   // every repetition of a closed-loop variant starts with the burst store in its group
   if (loop) {
     run.check();
+    // only once the allocator's window no longer holds the burst: put back while it still saw the
+    // crawl, the store would be flagged in its old group again and auto-isolation (whose cool-down
+    // an operator's move ends) would move it out once more before the next repetition
+    await awaitClear(alloc.api, loop.target, { timeoutMs: 60000, signal: run.signal });
+    run.check();
     if (await putBack(alloc.api, loop.target, loop.groups[0])) log(`  ${loop.target} moved back to ${loop.groups[0]} for the next repetition`);
   }
 }
