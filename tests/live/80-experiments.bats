@@ -207,7 +207,7 @@ quick_own_lab() {
   # a store the allocator moved is followed by the load engine: its searches go through a node of
   # its new group within a few seconds of the move's end (FOLLOW_S=1)
   assert_equal "$(jq '[.variants[].repetitions[].isolation | select(.move.finished_s != null) | . as $i
-      | select(any($i.routes[]?; .tenant == $i.target and .to == $i.move.to and .at_s >= $i.move.finished_s - 1 and .at_s <= $i.move.finished_s + 5) | not)] | length' "$r")" 0
+      | select(any($i.routes[]?; .tenant == $i.target and .to == $i.move.to.group and .at_s >= $i.move.finished_s - 1 and .at_s <= $i.move.finished_s + 5) | not)] | length' "$r")" 0
   grep -q 'burst-timeline.svg' "$dir/report.md" || fail "report.md has no timeline chart"
   # its stores, indices, template and allocators are gone: the lab is as it was
   assert_equal "$(lab_state)" "$before"
