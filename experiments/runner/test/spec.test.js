@@ -239,14 +239,17 @@ test('the delivered experiments are valid and fit the 30 minutes of a full run e
   // the noisy writer: the same loop, the biggest odd store's catalogue re-submitted instead of crawled
   const nw = all[5];
   assert.deepEqual(nw.variants.map((v) => [v.name, v.isolate.auto, v.burst]), [
-    ['isolated', true, { kind: 'resubmit', from: 0.25, to: 1, writers: 2, bulk_size: 500, store: 'biggest' }],
-    ['left-alone', false, { kind: 'resubmit', from: 0.25, to: 1, writers: 2, bulk_size: 500, store: 'biggest' }]]);
+    ['isolated', true, { kind: 'resubmit', from: 0.1, to: 1, writers: 2, bulk_size: 500, store: 'biggest' }],
+    ['left-alone', false, { kind: 'resubmit', from: 0.1, to: 1, writers: 2, bulk_size: 500, store: 'biggest' }]]);
   for (const s of [nn, nw]) {
     const { window_s, relative, min_rise_ms, baseline_s, probe_interval_ms } = s.variants[0].isolate;
-    assert.deepEqual({ window_s, relative, min_rise_ms, baseline_s, probe_interval_ms }, { window_s: 15, relative: 1.2, min_rise_ms: 5, baseline_s: 60, probe_interval_ms: 250 });
+    assert.deepEqual({ window_s, relative, min_rise_ms, baseline_s, probe_interval_ms }, { window_s: 15, relative: 1.2, min_rise_ms: 5, baseline_s: 300, probe_interval_ms: 250 });
     assert.deepEqual(s.variants[1].isolate, { ...s.variants[0].isolate, auto: false }, `${s.name}: the variants differ only in auto`);
   }
-  assert.deepEqual([nw.dataset, nw.workload, nw.repetitions, nw.report, nw.expect.map((e) => [e.metric, e.form])], [nn.dataset, nn.workload, nn.repetitions, nn.report, nn.expect.map((e) => [e.metric, e.form])]);
+  assert.deepEqual([nw.dataset, nw.workload.scenario, nw.repetitions, nw.report, nw.expect.map((e) => [e.metric, e.form])], [nn.dataset, nn.workload.scenario, nn.repetitions, nn.report, nn.expect.map((e) => [e.metric, e.form])]);
+  // the bot's shoppers arrive at a rate (an open model below saturation); the writer's window
+  // outlasts the move of the biggest store
+  assert.deepEqual([nn.workload.model, nn.workload.rate, nw.workload.measure], ['open', 120, '150s']);
   // the sweep runs on equal data nodes of half a core each, on a lab of its own
   const sweep = all[0];
   assert.ok(sweep.variants.every((v) => v.lab?.data_node?.cpus === 0.5));
