@@ -5,7 +5,8 @@
 #   RATE= page views/s or VUS= shoppers   TENANT= one tenant   TENANTS= ids or globs (dev-*)
 #   BOT=1 (mixed: a bot burst mid-run)    LOG= SPEED= BAD_LINES=skip|stop (replay)
 #   TRANSLATE=on|off STORE_MAP=rank|hash|FILE STORE_FIELD=store_id (replay: a real platform's log)
-#   UI=0 (no web UI: headless)   ... and every knob of the locustfiles (traffic/README.md).
+#   UI=0 (no web UI: headless)   LOAD_ENGINE=host (a compose lab's load from the host's engine)
+#   ... and every knob of the locustfiles (traffic/README.md).
 #
 # Checks the allocator and the cluster answer, the inputs make sense and the ports are free (one
 # clear line and exit 2 otherwise), installs the load engine (Locust, pinned, cached), runs the
@@ -56,6 +57,11 @@ number='^([0-9]+\.?[0-9]*|\.[0-9]+)$'
 [[ -z "${BAD_LINES:-}" || "$BAD_LINES" =~ ^(skip|stop)$ ]] || die "BAD_LINES=$BAD_LINES: want skip or stop"
 [[ -z "${UI:-}" || "$UI" =~ ^(0|1)$ ]] || die "UI=$UI: want 1 (Locust's web UI while the run lasts, the default) or 0 (headless)"
 ui="${UI:-1}"
+# On a compose lab the engine runs in the `locust` service and sees the lab's allocator by its
+# service name; LOAD_ENGINE=host runs it on the host instead, for an allocator run on the host
+# (ALLOCATOR_PORT: one started from an editor, or a test's own). Prometheus, in the compose
+# network, does not scrape a host engine: its summary only.
+[[ -z "${LOAD_ENGINE:-}" || "$LOAD_ENGINE" == host ]] || die "LOAD_ENGINE=$LOAD_ENGINE: want host (the load engine on the host, for an allocator run there) or nothing (as the lab's runtime says)"
 
 # The lab must answer: allocator (tenants) and the cluster's entry point. Loopback only.
 [[ "$LAB_BIND" =~ ^127\. ]] || die "LAB_BIND=$LAB_BIND is not a loopback address: the lab runs without security, load stays on loopback"
@@ -134,13 +140,18 @@ locust_args+=(--only-summary --loglevel WARNING)
 
 runtime="$(cat "$LAB_DIR/runtime" 2>/dev/null || echo native)"
 span="${DURATION:-its log span}"
-say "load: $scenario for $span ($runtime), run $run_id; $stream"
+where="$runtime"
+if [[ "$runtime" == compose && "${LOAD_ENGINE:-}" == host ]]; then
+  where="compose lab, engine on the host"
+  stream="its summary only (the compose lab's Prometheus does not scrape the host)"
+fi
+say "load: $scenario for $span ($where), run $run_id; $stream"
 [[ "$ui" == 1 ]] && say "load: Locust's web UI: http://$LAB_BIND:$LOAD_UI_PORT/ (while the run lasts; UI=0 for none)"
 # the locustfiles bound every scenario themselves; this bounds setup and anything stuck on top
 bound=$((secs + 300))
 
 set +e
-if [[ "$runtime" == compose ]]; then
+if [[ "$runtime" == compose && "${LOAD_ENGINE:-}" != host ]]; then
   mapfile -t files < <("$LAB_ROOT/runtimes/compose/bin/lab" files)
   # The image set the lab runs on (LAB_IMAGES=local: the Locust image built here)
   source "$LAB_ROOT/runtimes/compose/images/lib.sh"

@@ -360,7 +360,7 @@ print(json.dumps({line.split()[0]: ids[fnv1a(line.split()[0]) % len(ids)] for li
   assert_output --partial "load: FAIL: a threshold was breached"
 }
 
-@test "bad input: unknown TENANT, unknown SCENARIO, RATE with VUS, a missing log, a port taken: one line, exit 2" {
+@test "bad input: unknown TENANT, unknown SCENARIO, RATE with VUS, a missing log, a bad LOAD_ENGINE, a port taken: one line, exit 2" {
   SCENARIO=storefront TENANT=loadtest-nobody run "$RUN"
   assert_failure 2
   assert_equal "${#lines[@]}" 1
@@ -377,6 +377,9 @@ print(json.dumps({line.split()[0]: ids[fnv1a(line.split()[0]) % len(ids)] for li
   TENANTS='nobody-*' run "$RUN"
   assert_failure 2
   assert_output --partial "matches no tenant"
+  LOAD_ENGINE=docker run "$RUN"
+  assert_failure 2
+  assert_output "error: LOAD_ENGINE=docker: want host (the load engine on the host, for an allocator run there) or nothing (as the lab's runtime says)"
   # the web UI's port held by something else: one line, nothing started, no folder left
   python3 -c 'import socket,sys,time; s=socket.socket(); s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(); time.sleep(30)' "$LAB_BIND" "$LOAD_UI_PORT" &
   local holder=$!

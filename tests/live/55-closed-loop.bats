@@ -1,11 +1,15 @@
 #!/usr/bin/env bats
 # The closed loop raises no false alarm: an allocator of its own (its own index prefix and port,
 # a fast policy: 15 s window, probes every 250 ms, a 45 s baseline, relative objective 1.3 with a
-# 20 ms minimum rise) places six stores, three per group (so each holds about a third of its
-# group's search time, over hot.share: only the objective can keep them unflagged), and the real
+# 20 ms minimum rise, a 0.15 share rise) places six stores, three per group (so each holds about
+# a third of its group's search time, over hot.share: only the objectives and, on the relative
+# one, the share rise above each store's own normal keep them unflagged), and the real
 # load engine runs the steady storefront on them (Locust, make load, reading the tenants from
-# that allocator) for two minutes: no store is flagged, while both groups are judged against a
-# ready baseline the whole second half, so the relative objective was armed. LOOP_SECONDS=600
+# that allocator; on a compose lab from the host's engine, LOAD_ENGINE=host: the load service
+# cannot reach an allocator on the host's loopback) for two minutes: no store is flagged, while
+# both groups are judged against a ready baseline the whole second half, so the relative
+# objective was armed. Judged by the shoppers' own p95 natively; on compose by the probe (the
+# lab's Prometheus does not scrape a host engine). LOOP_SECONDS=600
 # makes it the ten-minute run measured for issue 26's closing note. About 3 minutes.
 
 bats_require_minimum_version 1.5.0
@@ -20,7 +24,7 @@ setup_file() {
   export LOOP_PORT
   LOOP_PORT="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
   jq '.observe = {windowS: 15, minQueries: 20, probeIntervalMs: 250}
-      | .hot += {share: 0.3, relative: 1.3, minRiseMs: 20, baselineS: 45, objectiveMs: {default: 2000}}
+      | .hot += {share: 0.3, relative: 1.3, minRiseMs: 20, shareRise: 0.15, baselineS: 45, objectiveMs: {default: 2000}}
       | .auto.enabled = false' allocator/policy.json >"$LOOP_DIR/policy.json"
   ALLOCATOR_PORT="$LOOP_PORT" ALLOCATOR_INDEX_PREFIX="$LOOP_PREFIX" ALLOCATOR_POLICY_FILE="$LOOP_DIR/policy.json" \
     ALLOCATOR_STATS_INTERVAL_MS=1000 ALLOCATOR_LOG_LEVEL=warn \
@@ -73,7 +77,7 @@ setup() {
   # p95 or late arrivals are not a failure of the loop); failed requests, checks and
   # cross-tenant hits still fail the load, and the test
   ALLOCATOR_PORT="$LOOP_PORT" SCENARIO=storefront DURATION="${seconds}s" RATE=20 UI=0 TENANTS="${LOOP_PREFIX}*" \
-    P95_STOREFRONT_MS=600000 MAX_LATE=1 \
+    P95_STOREFRONT_MS=600000 MAX_LATE=1 LOAD_ENGINE=host \
     traffic/run.sh >"$LOOP_DIR/load.log" 2>&1 &
   local load=$! i armed=0 judged=0 flags="" h looks=$((seconds / 2)) looked=0
   for ((i = 0; i < looks; i++)); do

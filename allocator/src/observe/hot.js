@@ -3,26 +3,39 @@
 // over the group's own baseline) while the tenant takes at least the policy's `hot.share` of the
 // group's search time (a crawler, a bot: kind `search`) or of its indexing time (whole-catalogue
 // re-submissions: kind `write`), over a window with enough searches to judge (policy.observe).
+// When the group crossed only its relative objective (slower than its own normal), the tenant's
+// share must also have risen by hot.shareRise above its own normal share (share-normal.js): the
+// group changed, so the culprit is a tenant that changed, not its steady biggest one. Until that
+// normal is learned, and for the absolute objective, the share alone decides.
 // A tenant alone in its group has no neighbour to hurt and is never flagged. Pure; `since` (when
-// each tenant was first seen hot, continuously) is kept by the caller and passed back in.
+// each tenant was first seen hot, continuously) is kept by the caller and passed back in, and
+// `normalShare(tenant, group, kind)` (the learned normal, or null) too.
 import { objectiveLine } from './objective.js';
 
 /**
  * cost: observedCost()'s result; hot: policy.hot; since: Map tenant -> ISO time first flagged.
  * Returns the flagged tenants, hottest share first, each with its evidence.
  */
-export function detectHot(cost, hot, { since = new Map(), now = new Date().toISOString() } = {}) {
+export function detectHot(cost, hot, { since = new Map(), now = new Date().toISOString(), normalShare = () => null } = {}) {
   const flagged = [];
   for (const t of cost.tenants.values()) {
     const g = cost.groups.get(t.group);
     if (!g || !g.enough || g.tenants < 2 || !g.missed) continue;
-    // the larger of its two shares decides what kind of neighbour it is
-    const kind = t.share_of_group >= hot.share && t.share_of_group >= t.write_share_of_group ? 'search' : t.write_share_of_group >= hot.share ? 'write' : null;
-    if (!kind) continue;
-    const share = kind === 'search' ? t.share_of_group : t.write_share_of_group;
+    // of the kinds that make it a culprit, the larger share decides what kind of neighbour it is
+    const culprit = (kind) => {
+      const share = kind === 'search' ? t.share_of_group : t.write_share_of_group;
+      if (!(share >= hot.share)) return null;
+      const normal = normalShare(t.tenant, t.group, kind);
+      if (g.missed === 'relative' && normal && share - normal.share < (hot.shareRise ?? 0) - 1e-9) return null;
+      return { kind, share, normal };
+    };
+    const found = [culprit('search'), culprit('write')].filter(Boolean).sort((a, b) => b.share - a.share)[0];
+    if (!found) continue;
+    const { kind, share, normal } = found;
+    const usual = !normal ? '' : `, normally ${normal.under ? 'under ' : ''}${pct(normal.share)}`;
     const uses = kind === 'search'
-      ? `${pct(share)} of ${t.group}'s search time (${t.search_ms_per_s} of ${g.search_ms_per_s} ms/s)`
-      : `${pct(share)} of ${t.group}'s indexing time (${t.write_ms_per_s} of ${g.index_ms_per_s} ms/s, ${t.write_rate} products/s re-written)`;
+      ? `${pct(share)} of ${t.group}'s search time (${t.search_ms_per_s} of ${g.search_ms_per_s} ms/s${usual})`
+      : `${pct(share)} of ${t.group}'s indexing time (${t.write_ms_per_s} of ${g.index_ms_per_s} ms/s, ${t.write_rate} products/s re-written${usual})`;
     flagged.push({
       tenant: t.tenant,
       group: t.group,
@@ -32,6 +45,9 @@ export function detectHot(cost, hot, { since = new Map(), now = new Date().toISO
       share_of_group: t.share_of_group,
       write_share_of_group: t.write_share_of_group,
       share_threshold: hot.share,
+      normal_share: normal?.share ?? null,
+      normal_share_under: normal?.under ?? null,
+      share_rise: hot.shareRise ?? 0,
       search_ms_per_s: t.search_ms_per_s,
       search_rate: t.search_rate,
       write_ms_per_s: t.write_ms_per_s,

@@ -12,6 +12,7 @@ import { discoverGroups } from '../es/cluster.js';
 import { groupLoad, servingIndex } from '../placement/model.js';
 import { objectiveOf } from '../policy.js';
 import { Baselines } from './baseline.js';
+import { ShareNormals } from './share-normal.js';
 import { observedCost } from './cost.js';
 import { indexCounters, nodeReadings, NODE_STATS_REQUEST, STATS_GROUPS } from './counters.js';
 import { detectHot } from './hot.js';
@@ -30,6 +31,8 @@ export class Observer {
     this.window = new CounterWindow(observe.windowS * 1000);
     this.prober = new Prober({ client, intervalMs: observe.probeIntervalMs, windowMs: observe.windowS * 1000, targets: () => this.#probeTargets() });
     this.baselines = new Baselines({ windowMs: hot.baselineS * 1000, readyMs: (observe.windowS * 1000) / 2 });
+    // shares under hot.share - hot.shareRise pass the rise test whatever their normal: not kept
+    this.shareNormals = new ShareNormals({ windowMs: hot.baselineS * 1000, readyMs: (observe.windowS * 1000) / 2, floor: Math.max(0.01, hot.share - hot.shareRise) });
     this.savedBaselinesAt = 0;
     this.hotSince = new Map();
     this.flaggedAt = new Map(); // group -> when a tenant of it was last flagged (ms)
@@ -58,6 +61,7 @@ export class Observer {
     // what the last process learned of the groups' normal (state/store.js keeps it)
     const saved = this.store.meta?.get('baselines');
     if (saved) this.baselines.restore(saved);
+    this.shareNormals.restore(saved?.shares);
     this.prober.start();
     const tick = () =>
       this.observe()
@@ -159,7 +163,8 @@ export class Observer {
       judged,
     });
     const at = new Date(now).toISOString();
-    const hot = detectHot(cost, config.policy.hot, { since: this.hotSince, now: at });
+    const normalShare = (tenant, group, kind) => this.shareNormals.get(tenant, group, kind, now);
+    const hot = detectHot(cost, config.policy.hot, { since: this.hotSince, now: at, normalShare });
     this.hotSince = new Map(hot.map((h) => [h.tenant, h.since]));
     // the baseline learns from this observation after it was judged, and only while the group
     // had shoppers to judge and none of its tenants is flagged or was within the hold: one window
@@ -168,8 +173,11 @@ export class Observer {
     for (const g of cost.groups.values()) {
       const hold = observe.windowS * 1000 + (g.signal === 'load' ? LOAD_P95_RANGE_MS : 0);
       const quiet = now - (this.flaggedAt.get(g.group) ?? -Infinity) > hold;
-      this.baselines.add(now, g.group, g.signal, g.p95_ms, g.enough && g.signal !== null && quiet, g.relative_limit_ms);
+      const learn = g.enough && g.signal !== null && quiet;
+      this.baselines.add(now, g.group, g.signal, g.p95_ms, learn, g.relative_limit_ms);
+      this.shareNormals.add(now, g.group, [...cost.tenants.values()].filter((t) => t.group === g.group), learn);
     }
+    this.shareNormals.keepOnly(new Set(store.tenants.keys()));
     await this.#saveBaselines(now);
 
     // A data node seen once and gone now is missing (a node that left, or one that crashed).
@@ -193,7 +201,7 @@ export class Observer {
   async #saveBaselines(now) {
     if (now - this.savedBaselinesAt < 30000 || !this.store.putMeta) return;
     this.savedBaselinesAt = now;
-    await this.store.putMeta('baselines', this.baselines.toJSON()).catch((err) => this.log.debug({ err: err.message }, 'baselines not saved'));
+    await this.store.putMeta('baselines', { ...this.baselines.toJSON(), shares: this.shareNormals.toJSON() }).catch((err) => this.log.debug({ err: err.message }, 'baselines not saved'));
   }
 
   /** Exports the snapshot; tenants and load as placement/model.js's groupLoad counts them, like GET /groups. */

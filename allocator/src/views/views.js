@@ -124,6 +124,7 @@ export class Views {
       objective_ms: c.objective_ms,
       relative: hot.relative,
       min_rise_ms: hot.minRiseMs,
+      share_rise: hot.shareRise,
       relative_limit_ms: c.relative_limit_ms,
       meets_objective: c.meets_objective,
       missed: c.missed,

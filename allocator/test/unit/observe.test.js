@@ -183,6 +183,40 @@ describe('hot-tenant detection', () => {
     assert.deepEqual(detectHot(world({ tenants, g1P95: 26, baselines: new Map([['g1', 5]]), hot }), hot).map((h) => h.crossed), ['relative']);
   });
 
+  it("on the relative objective blames only a tenant whose share rose hot.shareRise above its own normal: the steady biggest store is not flagged", () => {
+    const tenants = { a: { index: 'i1', queries: 600, ms: 15000 }, b: { index: 'i1', queries: 60, ms: 1200 }, c: { index: 'i2', queries: 60, ms: 300 } };
+    const hot = { ...policy.hot, objectiveMs: { default: 500 }, relative: 1.3, minRiseMs: 5, shareRise: 0.15 };
+    const cost = world({ tenants, g1P95: 30, baselines: new Map([['g1', 20]]), hot });
+    const share = cost.tenants.get('a').share_of_group; // 0.926
+    // its normal is about what it is now (the machine got slower, not the tenant busier): nothing
+    const steady = () => ({ share: share - 0.05, under: false });
+    assert.deepEqual(detectHot(cost, hot, { normalShare: steady }), []);
+    // its normal is well under: the culprit, and the flag says its normal
+    const [h] = detectHot(cost, hot, { normalShare: () => ({ share: 0.2, under: false }) });
+    assert.deepEqual([h.tenant, h.normal_share, h.share_rise, h.normal_share_under], ['a', 0.2, 0.15, false]);
+    assert.match(h.why, /ms\/s, normally 20%\)/);
+    const [u] = detectHot(cost, hot, { normalShare: () => ({ share: 0.15, under: true }) });
+    assert.match(u.why, /normally under 15%\)/);
+    // no normal learned yet: the share alone decides, as before
+    assert.deepEqual(detectHot(cost, hot, { normalShare: () => null }).map((x) => x.tenant), ['a']);
+    // the absolute objective crossed: its biggest consumer is blamed whatever its normal
+    const slow = world({ tenants, g1P95: 600, baselines: new Map([['g1', 20]]), hot });
+    assert.deepEqual(detectHot(slow, hot, { normalShare: steady }).map((x) => [x.tenant, x.crossed]), [['a', 'absolute']]);
+  });
+
+  it('a steady big searcher that starts re-writing its catalogue is flagged as a writer on the relative objective', () => {
+    const tenants = { a: { index: 'i1', queries: 100, ms: 1000 }, w: { index: 'i1', queries: 300, ms: 9000 }, c: { index: 'i2', queries: 60, ms: 300 } };
+    const recent = new Map([['i1', new Map([['w', 6000], ['a', 4000]])]]);
+    const hot = { ...policy.hot, objectiveMs: { default: 500 }, relative: 1.3, minRiseMs: 5, shareRise: 0.15 };
+    const cost = world({ tenants, recent, indexMs: { i1: 60000 }, g1P95: 30, baselines: new Map([['g1', 20]]), hot });
+    // its search share (0.75) is larger than its write share (0.6), and what it always was
+    assert.ok(cost.tenants.get('w').share_of_group > cost.tenants.get('w').write_share_of_group);
+    // its search share is its normal, its write share was nothing
+    const normalShare = (t, g, kind) => (kind === 'search' ? { share: cost.tenants.get(t).share_of_group, under: false } : { share: 0.15, under: true });
+    const [h] = detectHot(cost, hot, { normalShare });
+    assert.deepEqual([h.tenant, h.kind], ['w', 'write']);
+  });
+
   it("flags a noisy writer: its share of the group's indexing time while the group misses its objective", () => {
     // a and b search alike (neither over the share); w re-writes its catalogue: 90% of i1's recent writes
     const tenants = { a: { index: 'i1', queries: 100, ms: 1000 }, b: { index: 'i1', queries: 100, ms: 1000 }, d: { index: 'i1', queries: 100, ms: 1000 }, w: { index: 'i1', queries: 10, ms: 100 }, c: { index: 'i2', queries: 60, ms: 300 } };
@@ -357,7 +391,7 @@ describe('policy values for observation', () => {
     assert.equal(p.auto.enabled, false);
     assert.equal(objectiveOf(p, 'g7'), 100);
     assert.equal(p.observe.windowS, 60);
-    assert.deepEqual([p.observe.probeIntervalMs, p.hot.relative, p.hot.minRiseMs, p.hot.baselineS], [1000, 1.3, 20, 600]);
+    assert.deepEqual([p.observe.probeIntervalMs, p.hot.relative, p.hot.minRiseMs, p.hot.shareRise, p.hot.baselineS], [1000, 1.3, 20, 0.15, 600]);
   });
 
   it('rejects a relative objective of 1 or less, a negative minimum rise, a window shorter than the probe interval, each naming its key', () => {
@@ -373,6 +407,8 @@ describe('policy values for observation', () => {
     assert.equal(one({ hot: { relative: 1 } }), 'policy.json: invalid policy: hot.relative must be > 1');
     assert.equal(one({ hot: { relative: 0.5 } }), 'policy.json: invalid policy: hot.relative must be > 1');
     assert.equal(one({ hot: { minRiseMs: -1 } }), 'policy.json: invalid policy: hot.minRiseMs must be >= 0');
+    assert.equal(one({ hot: { shareRise: -0.1 } }), 'policy.json: invalid policy: hot.shareRise must be >= 0');
+    assert.equal(one({ hot: { shareRise: 1 } }), 'policy.json: invalid policy: hot.shareRise must be < 1');
     assert.match(one({ observe: { windowS: 10, probeIntervalMs: 20000 } }), /^policy.json: invalid policy: observe.probeIntervalMs \(20000 ms\) is longer than observe.windowS \(10 s\)/);
     assert.match(one({ observe: { windowS: 120 }, hot: { baselineS: 60 } }), /hot.baselineS \(60 s\) is shorter than observe.windowS \(120 s\)/);
     assert.equal(one({ hot: { relative: 1.01, minRiseMs: 0 } }), 'accepted');

@@ -1,0 +1,84 @@
+// Each tenant's normal share of its group's search time and of its indexing time, for the
+// relative objective's culprit: a group slower than its own normal (hot.relative) is slower
+// because something changed, so the tenant to blame is one whose share rose above its own normal
+// by at least hot.shareRise, not merely the biggest tenant, whose share is what it always is.
+// Measured: two minutes of steady storefront traffic on a busy CI machine took a group's p95 from
+// its 19 ms normal to 48-76 ms for half a minute with no bot, and its biggest store, 51-61% of the
+// group's search time every window, was flagged eight times. The absolute objective keeps the plain
+// share rule: a group too slow in absolute terms blames its biggest consumer, as before.
+//
+// Learned like the group's baseline (baseline.js) and in the same observations: the median over a
+// trailing window (hot.baselineS) of the shares seen while the group had shoppers to judge and
+// none of its tenants was flagged or within the hold; ready once the samples span half a window.
+// Keyed by tenant and group: a share is of one group, and a moved tenant's normal in its new group
+// is learned there. Persisted with the group baselines (a restart keeps it).
+//
+// Cost with thousands of tenants: only shares of at least `floor` (hot.share - hot.shareRise) are
+// kept, a few tenants per group; a share below it counts as below it. A tenant whose normal is
+// under the floor passes the rise test whenever its share reaches hot.share, so nothing is lost.
+import { percentile } from './probe.js';
+
+const KINDS = ['search', 'write'];
+
+export class ShareNormals {
+  constructor({ windowMs, readyMs, floor }) {
+    Object.assign(this, { windowMs, readyMs, floor });
+    this.times = new Map(); // group -> [at] of the observations it learned from
+    this.samples = new Map(); // `${tenant}|${group}|${kind}` -> [{ at, share }], shares >= floor only
+  }
+
+  /** Records the tenants' shares of one group at `at` (ms) when `learn`; drops samples out of the window. */
+  add(at, group, tenants, learn) {
+    const inWindow = (s) => (s.at ?? s) > at - this.windowMs;
+    const times = (this.times.get(group) ?? []).filter(inWindow);
+    if (learn) times.push(at);
+    this.times.set(group, times);
+    for (const key of this.samples.keys()) {
+      if (!key.includes(`|${group}|`)) continue;
+      const kept = this.samples.get(key).filter(inWindow);
+      if (kept.length) this.samples.set(key, kept);
+      else this.samples.delete(key);
+    }
+    if (!learn) return;
+    for (const t of tenants) {
+      const shares = { search: t.share_of_group, write: t.write_share_of_group };
+      for (const kind of KINDS) {
+        if (!(shares[kind] >= this.floor)) continue;
+        const key = `${t.tenant}|${group}|${kind}`;
+        this.samples.set(key, [...(this.samples.get(key) ?? []), { at, share: shares[kind] }]);
+      }
+    }
+  }
+
+  /**
+   * The tenant's normal share of `group`'s `kind` time at `at` (ms): { share (3 decimals), under }
+   * where `under` says the normal is below the floor (then `share` is the floor), or null until the
+   * group has learned over half a window.
+   */
+  get(tenant, group, kind, at) {
+    const times = (this.times.get(group) ?? []).filter((t) => t > at - this.windowMs);
+    if (times.length < 2 || times.at(-1) - times[0] < this.readyMs) return null;
+    const kept = (this.samples.get(`${tenant}|${group}|${kind}`) ?? []).filter((s) => s.at > at - this.windowMs);
+    // the observations it was under the floor count as 0: below every kept share
+    const all = [...kept.map((s) => s.share), ...Array(Math.max(0, times.length - kept.length)).fill(0)];
+    const median = percentile(all, 0.5);
+    if (median < this.floor) return { share: this.floor, under: true };
+    return { share: Math.round(median * 1000) / 1000, under: false };
+  }
+
+  /** Drops every tenant not in `ids` (a deleted tenant's samples do not stay). */
+  keepOnly(ids) {
+    for (const key of this.samples.keys()) if (!ids.has(key.split('|')[0])) this.samples.delete(key);
+  }
+
+  toJSON() {
+    return { times: Object.fromEntries(this.times), samples: Object.fromEntries(this.samples) };
+  }
+
+  restore(saved) {
+    for (const [g, v] of Object.entries(saved?.times ?? {})) if (Array.isArray(v)) this.times.set(g, v.filter(Number.isFinite));
+    for (const [k, v] of Object.entries(saved?.samples ?? {})) {
+      if (Array.isArray(v)) this.samples.set(k, v.filter((s) => Number.isFinite(s?.at) && Number.isFinite(s?.share)));
+    }
+  }
+}
