@@ -3,13 +3,15 @@
 // over the group's own baseline) while the tenant takes at least the policy's `hot.share` of the
 // group's search time (a crawler, a bot: kind `search`) or of its indexing time (whole-catalogue
 // re-submissions: kind `write`), over a window with enough searches to judge (policy.observe).
-// When the group crossed only its relative objective (slower than its own normal), the tenant's
-// share must also have risen by hot.shareRise above its own normal share (share-normal.js): the
-// group changed, so the culprit is a tenant that changed, not its steady biggest one. Until that
-// normal is learned, and for the absolute objective, the share alone decides.
+// The culprit is what changed: once the group's normal shares are learned (share-normal.js, half
+// a window of its shoppers' searches), the tenant's share must also have risen by hot.shareRise
+// above its own normal share of the group. A group slower than its own normal, or slower than
+// its objective on a cold lab, is not its steady biggest store's doing; a bot's or a
+// re-submission's share jumps. Before that (an allocator just started, a group never judged) the
+// share alone decides, and a flag then keeps the bot's share out of what is learned.
 // A tenant alone in its group has no neighbour to hurt and is never flagged. Pure; `since` (when
 // each tenant was first seen hot, continuously) is kept by the caller and passed back in, and
-// `normalShare(tenant, group, kind)` (the learned normal, or null) too.
+// `normalShare(tenant, group, kind)` -> { share, under } | null (not learned) too.
 import { objectiveLine } from './objective.js';
 
 /**
@@ -26,7 +28,7 @@ export function detectHot(cost, hot, { since = new Map(), now = new Date().toISO
       const share = kind === 'search' ? t.share_of_group : t.write_share_of_group;
       if (!(share >= hot.share)) return null;
       const normal = normalShare(t.tenant, t.group, kind);
-      if (g.missed === 'relative' && normal && share - normal.share < (hot.shareRise ?? 0) - 1e-9) return null;
+      if (normal && share - normal.share < (hot.shareRise ?? 0) - 1e-9) return null;
       return { kind, share, normal };
     };
     const found = [culprit('search'), culprit('write')].filter(Boolean).sort((a, b) => b.share - a.share)[0];

@@ -16,7 +16,7 @@ import { ShareNormals } from './share-normal.js';
 import { observedCost } from './cost.js';
 import { indexCounters, nodeReadings, NODE_STATS_REQUEST, STATS_GROUPS } from './counters.js';
 import { detectHot } from './hot.js';
-import { LOAD_P95_RANGE_MS, loadP95ByGroup } from './load-latency.js';
+import { loadP95ByGroup, loadRangeS } from './load-latency.js';
 import { judgedSignal, judgeObjective } from './objective.js';
 import { Prober } from './probe.js';
 import { CounterWindow } from './window.js';
@@ -116,7 +116,7 @@ export class Observer {
       client.indices.stats({ index: pattern, metric: 'search,indexing', groups: STATS_GROUPS(STATS_GROUP_PATTERN), ...lenient }),
       client.nodes.stats(NODE_STATS_REQUEST),
       client.cluster.health({ timeout: '2s' }),
-      loadP95ByGroup(config.prometheusUrl),
+      loadP95ByGroup(config.prometheusUrl, { rangeS: loadRangeS(observe.windowS) }),
     ]);
     const indexDocs = new Map();
     const tenantDocs = new Map();
@@ -168,10 +168,10 @@ export class Observer {
     this.hotSince = new Map(hot.map((h) => [h.tenant, h.since]));
     // the baseline learns from this observation after it was judged, and only while the group
     // had shoppers to judge and none of its tenants is flagged or was within the hold: one window
-    // (its p95 still holds the burst), plus the 30 s the load's p95 reaches back (load-latency.js)
+    // (its p95 still holds the burst), plus the range the load's p95 reaches back (load-latency.js)
     for (const h of hot) this.flaggedAt.set(h.group, now);
     for (const g of cost.groups.values()) {
-      const hold = observe.windowS * 1000 + (g.signal === 'load' ? LOAD_P95_RANGE_MS : 0);
+      const hold = observe.windowS * 1000 + (g.signal === 'load' ? loadRangeS(observe.windowS) * 1000 : 0);
       const quiet = now - (this.flaggedAt.get(g.group) ?? -Infinity) > hold;
       const learn = g.enough && g.signal !== null && quiet;
       this.baselines.add(now, g.group, g.signal, g.p95_ms, learn, g.relative_limit_ms);

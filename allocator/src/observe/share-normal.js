@@ -1,15 +1,16 @@
-// Each tenant's normal share of its group's search time and of its indexing time, for the
-// relative objective's culprit: a group slower than its own normal (hot.relative) is slower
-// because something changed, so the tenant to blame is one whose share rose above its own normal
-// by at least hot.shareRise, not merely the biggest tenant, whose share is what it always is.
-// Measured: two minutes of steady storefront traffic on a busy CI machine took a group's p95 from
-// its 19 ms normal to 48-76 ms for half a minute with no bot, and its biggest store, 51-61% of the
-// group's search time every window, was flagged eight times. The absolute objective keeps the plain
-// share rule: a group too slow in absolute terms blames its biggest consumer, as before.
+// Each tenant's normal share of its group's search time and of its indexing time, for hot.js:
+// a noisy neighbour is a tenant that changed, so a flag needs its share to have risen by at
+// least hot.shareRise above its own normal, not merely to be large. Measured before this rule:
+// two minutes of steady storefront traffic on a busy CI machine took a group's p95 from its 19 ms
+// normal to 48-76 ms for half a minute with no bot, and its biggest store, 51-61% of the group's
+// search time every window, was flagged eight times (relative objective); and make demo on a
+// freshly started lab moved a big store of a cold, slow group (absolute objective, 30.4%) in its
+// unmeasured round, whose cool-down then kept the bot's store from being moved for four minutes.
 //
 // Learned like the group's baseline (baseline.js) and in the same observations: the median over a
 // trailing window (hot.baselineS) of the shares seen while the group had shoppers to judge and
-// none of its tenants was flagged or within the hold; ready once the samples span half a window.
+// none of its tenants was flagged or within the hold; ready once the group has learned over half an
+// observation window (a tenant new to the group, never seen in it, is then normally under the floor).
 // Keyed by tenant and group: a share is of one group, and a moved tenant's normal in its new group
 // is learned there. Persisted with the group baselines (a restart keeps it).
 //

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { LOAD_P95_QUERY, loadP95ByGroup, parseLoadP95 } from '../../src/observe/load-latency.js';
+import { loadP95ByGroup, loadP95Query, loadRangeS, parseLoadP95 } from '../../src/observe/load-latency.js';
 
 test('parseLoadP95: seconds per index group -> milliseconds, nothing else', () => {
   const body = { status: 'success', data: { resultType: 'vector', result: [
@@ -17,7 +17,10 @@ test('parseLoadP95: seconds per index group -> milliseconds, nothing else', () =
   assert.equal(parseLoadP95({}).size, 0);
 });
 
-test('LOAD_P95_QUERY: the histogram per group, the noisy side and the writers left out', () => {
+test('loadP95Query: the histogram per group over the observation window (at least 15 s), the noisy side and the writers left out', () => {
+  const LOAD_P95_QUERY = loadP95Query(30);
+  assert.deepEqual([loadRangeS(15), loadRangeS(10), loadRangeS(60)], [15, 15, 60]);
+  assert.match(loadP95Query(15), /\[15s\]\)\)\)$/);
   assert.match(LOAD_P95_QUERY, /^histogram_quantile\(0\.95, sum by \(index_group, le\) \(rate\(tenantlab_load_request_duration_seconds_bucket\{/);
   assert.match(LOAD_P95_QUERY, /index_group!="none"/);
   assert.match(LOAD_P95_QUERY, /scenario!~"bot\|burst\|writes\|resubmit"/);
@@ -35,7 +38,7 @@ test('loadP95ByGroup: asks Prometheus the query, answers in ms', async () => {
   try {
     const got = await loadP95ByGroup(`http://127.0.0.1:${server.address().port}/`);
     assert.equal(asked.pathname, '/api/v1/query');
-    assert.equal(asked.searchParams.get('query'), LOAD_P95_QUERY);
+    assert.equal(asked.searchParams.get('query'), loadP95Query(30));
     assert.deepEqual([...got], [['g1', 200]]);
   } finally {
     await new Promise((resolve) => server.close(resolve));
