@@ -44,6 +44,21 @@ describe('baseline', () => {
     assert.equal(c.get('g1', 'probe').p95_ms, 39, 'eleven spikes of 500 ms count as the limit (39), not as 500');
   });
 
+  it("follows a lab that got faster within a quarter window: the lower of the window's median and its last quarter's", () => {
+    const b = new Baselines({ windowMs: 300000, readyMs: 7500 });
+    // a cold lab: 346 ms for two minutes, then warm at 20 ms
+    for (let s = 0; s <= 120; s += 1) b.add(s * 1000, 'g1', 'load', 346, true);
+    for (let s = 121; s <= 135; s += 1) b.add(s * 1000, 'g1', 'load', 20, true);
+    assert.equal(b.get('g1', 'load').p95_ms, 346, '15 s warm of the last 75 s: the quarter is still mostly cold');
+    for (let s = 136; s <= 165; s += 1) b.add(s * 1000, 'g1', 'load', 20, true);
+    assert.equal(b.get('g1', 'load').p95_ms, 20, 'the last quarter (75 s) mostly warm: its median');
+    // a lab that got slower is not followed that way: the whole window's median stays
+    const c = new Baselines({ windowMs: 300000, readyMs: 7500 });
+    for (let s = 0; s <= 120; s += 1) c.add(s * 1000, 'g1', 'load', 20, true);
+    for (let s = 121; s <= 200; s += 1) c.add(s * 1000, 'g1', 'load', 30, true);
+    assert.equal(c.get('g1', 'load').p95_ms, 20);
+  });
+
   it('forgets what is older than its window, so a group that really grows busier gets a new normal', () => {
     const b = new Baselines({ windowMs: 60000, readyMs: 10000 });
     for (let s = 0; s <= 60; s += 5) b.add(s * 1000, 'g1', 'probe', 30, true);
