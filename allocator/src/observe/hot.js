@@ -3,22 +3,27 @@
 // over the group's own baseline) while the tenant takes at least the policy's `hot.share` of the
 // group's search time (a crawler, a bot: kind `search`) or of its indexing time (whole-catalogue
 // re-submissions: kind `write`), over a window with enough searches to judge (policy.observe).
-// The culprit is what changed: once the group's normal shares are learned (share-normal.js, half
-// a window of its shoppers' searches), the tenant's share must also have risen by hot.shareRise
-// above its own normal share of the group. A group slower than its own normal, or slower than
-// its objective on a cold lab, is not its steady biggest store's doing; a bot's or a
-// re-submission's share jumps. Before that (an allocator just started, a group never judged) the
-// share alone decides, and a flag then keeps the bot's share out of what is learned.
+// The culprit is what changed: the tenant's share must also have risen by hot.shareRise above its
+// own normal share of the group (share-normal.js). A group slower than its own normal, or slower
+// than its objective on a cold lab, is not its steady biggest store's doing; a bot's or a
+// re-submission's share jumps. So nothing in a group is flagged before its normal shares are
+// learned (half a window of its shoppers' searches, nothing flagged): `normalShare` returns null
+// then. Measured without that wait: make demo on a freshly started lab, every group past its
+// absolute objective from the first window, flagged and moved a big steady store (30.4%) before
+// the bot came, and the cool-down then kept the bot's store where it was.
 // A tenant alone in its group has no neighbour to hurt and is never flagged. Pure; `since` (when
 // each tenant was first seen hot, continuously) is kept by the caller and passed back in, and
-// `normalShare(tenant, group, kind)` -> { share, under } | null (not learned) too.
+// `normalShare(tenant, group, kind)` -> { share, under } | null (by default nothing is known of
+// any tenant: every share is a rise).
 import { objectiveLine } from './objective.js';
 
 /**
  * cost: observedCost()'s result; hot: policy.hot; since: Map tenant -> ISO time first flagged.
  * Returns the flagged tenants, hottest share first, each with its evidence.
  */
-export function detectHot(cost, hot, { since = new Map(), now = new Date().toISOString(), normalShare = () => null } = {}) {
+const NOTHING_KNOWN = Object.freeze({ share: 0, under: true });
+
+export function detectHot(cost, hot, { since = new Map(), now = new Date().toISOString(), normalShare = () => NOTHING_KNOWN } = {}) {
   const flagged = [];
   for (const t of cost.tenants.values()) {
     const g = cost.groups.get(t.group);
@@ -28,13 +33,13 @@ export function detectHot(cost, hot, { since = new Map(), now = new Date().toISO
       const share = kind === 'search' ? t.share_of_group : t.write_share_of_group;
       if (!(share >= hot.share)) return null;
       const normal = normalShare(t.tenant, t.group, kind);
-      if (normal && share - normal.share < (hot.shareRise ?? 0) - 1e-9) return null;
+      if (!normal || share - normal.share < (hot.shareRise ?? 0) - 1e-9) return null;
       return { kind, share, normal };
     };
     const found = [culprit('search'), culprit('write')].filter(Boolean).sort((a, b) => b.share - a.share)[0];
     if (!found) continue;
     const { kind, share, normal } = found;
-    const usual = !normal ? '' : `, normally ${normal.under ? 'under ' : ''}${pct(normal.share)}`;
+    const usual = normal === NOTHING_KNOWN ? '' : `, normally ${normal.under ? 'under ' : ''}${pct(normal.share)}`;
     const uses = kind === 'search'
       ? `${pct(share)} of ${t.group}'s search time (${t.search_ms_per_s} of ${g.search_ms_per_s} ms/s${usual})`
       : `${pct(share)} of ${t.group}'s indexing time (${t.write_ms_per_s} of ${g.index_ms_per_s} ms/s, ${t.write_rate} products/s re-written${usual})`;
@@ -47,8 +52,8 @@ export function detectHot(cost, hot, { since = new Map(), now = new Date().toISO
       share_of_group: t.share_of_group,
       write_share_of_group: t.write_share_of_group,
       share_threshold: hot.share,
-      normal_share: normal?.share ?? null,
-      normal_share_under: normal?.under ?? null,
+      normal_share: normal === NOTHING_KNOWN ? null : normal.share,
+      normal_share_under: normal === NOTHING_KNOWN ? null : normal.under,
       share_rise: hot.shareRise ?? 0,
       search_ms_per_s: t.search_ms_per_s,
       search_rate: t.search_rate,

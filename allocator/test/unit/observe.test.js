@@ -197,12 +197,13 @@ describe('hot-tenant detection', () => {
     assert.match(h.why, /ms\/s, normally 20%\)/);
     const [u] = detectHot(cost, hot, { normalShare: () => ({ share: 0.15, under: true }) });
     assert.match(u.why, /normally under 15%\)/);
-    // the group's normal shares not learned yet (an allocator just started): the share alone decides
-    assert.deepEqual(detectHot(cost, hot, { normalShare: () => null }).map((x) => [x.tenant, x.normal_share]), [['a', null]]);
+    // the group's normal shares not learned yet (an allocator just started, a cold lab): nothing
+    assert.deepEqual(detectHot(cost, hot, { normalShare: () => null }), []);
     // the absolute objective crossed (a cold, slow lab): the steady biggest store is not blamed either
     const slow = world({ tenants, g1P95: 600, baselines: new Map([['g1', 20]]), hot });
     assert.deepEqual(detectHot(slow, hot, { normalShare: steady }), []);
     assert.deepEqual(detectHot(slow, hot, { normalShare: () => ({ share: 0.15, under: true }) }).map((x) => [x.tenant, x.crossed]), [['a', 'absolute']]);
+    // nothing known of any tenant (a caller that keeps no normals): the share alone decides
     assert.deepEqual(detectHot(slow, hot).map((x) => [x.tenant, x.normal_share]), [['a', null]]);
   });
 
