@@ -304,10 +304,10 @@ test('closed loop: the allocator policy of a variant is the lab policy with the 
   assert.ok(p.shared.capacity.tenants > 0, 'the rest is the lab policy');
   // the relative objective and the probe's pace: only what the spec sets (else the allocator's default)
   for (const k of ['probeIntervalMs']) assert.equal(k in p.observe, false);
-  for (const k of ['relative', 'minRiseMs', 'baselineS']) assert.equal(k in p.hot, false);
-  const q = isolationPolicy({ window_s: 15, share: 0.3, objective_ms: 60, relative: 1.25, min_rise_ms: 10, baseline_s: 120, probe_interval_ms: 250, cool_down_s: 240 });
+  for (const k of ['relative', 'minRiseMs', 'shareRise', 'baselineS']) assert.equal(k in p.hot, false);
+  const q = isolationPolicy({ window_s: 15, share: 0.3, objective_ms: 60, relative: 1.25, min_rise_ms: 10, share_rise: 0.2, baseline_s: 120, probe_interval_ms: 250, cool_down_s: 240 });
   assert.deepEqual(q.observe, { windowS: 15, minQueries: 20, probeIntervalMs: 250 });
-  assert.deepEqual(q.hot, { share: 0.3, objectiveMs: { default: 60 }, dedicated: false, relative: 1.25, minRiseMs: 10, baselineS: 120 });
+  assert.deepEqual(q.hot, { share: 0.3, objectiveMs: { default: 60 }, dedicated: false, relative: 1.25, minRiseMs: 10, shareRise: 0.2, baselineS: 120 });
   assert.deepEqual(q.auto, { enabled: true, coolDownS: 240 });
   const some = isolationPolicy({ window_s: 15, share: 0.3, objective_ms: 60, min_rise_ms: 0, cool_down_s: 240 });
   assert.deepEqual([some.hot.minRiseMs, 'relative' in some.hot], [0, false], 'a 0 is a value, not an absence');

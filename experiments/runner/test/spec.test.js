@@ -152,10 +152,11 @@ const cases = [
   ['isolate objective', (d) => { Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', burst: { from: 0.2, to: 1 }, isolate: { objective_ms: -1 } }); }, 'variants[0].isolate.objective_ms: must be a number above 0 and at most 100000 (got -1)'],
   ['isolate window', (d) => { Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', burst: { from: 0.2, to: 1 }, isolate: { objective_ms: 5, window: '2s' } }); }, 'variants[0].isolate.window: must be at least 10s (got "2s")'],
   ['isolate auto', (d) => { Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', burst: { from: 0.2, to: 1 }, isolate: { objective_ms: 5, auto: 'yes' } }); }, 'variants[0].isolate.auto: must be true (the allocator moves the hot store) or false (it only flags it) (got "yes")'],
-  ['isolate typo', (d) => { Object.assign(d.variants[0], { burst: { from: 0.2, to: 1 }, isolate: { objectiv_ms: 5 } }); }, 'variants[0].isolate.objectiv_ms: unknown key; did you mean objective_ms? (allowed: auto, window, share, objective_ms, relative, min_rise_ms, baseline, probe_interval, cool_down, interval, settle)'],
+  ['isolate typo', (d) => { Object.assign(d.variants[0], { burst: { from: 0.2, to: 1 }, isolate: { objectiv_ms: 5 } }); }, 'variants[0].isolate.objectiv_ms: unknown key; did you mean objective_ms? (allowed: auto, window, share, objective_ms, relative, min_rise_ms, share_rise, baseline, probe_interval, cool_down, interval, settle)'],
   ['isolate relative 1', (d) => { loop(d, { relative: 1 }); }, 'variants[0].isolate.relative: must be a number above 1 and at most 10 (got 1)'],
   ['isolate relative as text', (d) => { loop(d, { relative: '1.3' }); }, 'variants[0].isolate.relative: must be a number above 1 and at most 10 (got "1.3")'],
   ['isolate min rise', (d) => { loop(d, { min_rise_ms: -5 }); }, 'variants[0].isolate.min_rise_ms: must be a number from 0 to 100000 (got -5)'],
+  ['isolate share rise', (d) => { loop(d, { share_rise: 1 }); }, 'variants[0].isolate.share_rise: must be a number from 0 to 0.99 (got 1)'],
   ['isolate baseline shorter than the window', (d) => { loop(d, { window: '30s', baseline: '20s' }); }, 'variants[0].isolate.baseline: must be from the window (30s) to 24h (got "20s")'],
   ['isolate baseline in part seconds', (d) => { loop(d, { baseline: '90.5s' }); }, 'variants[0].isolate.baseline: must be whole seconds, like 120s or 10m (got "90.5s")'],
   ['isolate baseline not a duration', (d) => { loop(d, { baseline: 120 }); }, 'variants[0].isolate.baseline: must be a duration like 30s, 2m or 1m30s (got 120)'],
@@ -179,15 +180,15 @@ for (const [what, change, message] of cases) {
 
 test('a closed loop: the relative objective and the probe pace when set, left to the allocator when not; a burst of either kind', () => {
   const doc = structuredClone(base);
-  loop(doc, { relative: 1.25, min_rise_ms: 0, baseline: '2m', probe_interval: '250ms' });
+  loop(doc, { relative: 1.25, min_rise_ms: 0, share_rise: 0.2, baseline: '2m', probe_interval: '250ms' });
   const v = checkSpec(doc, fixture('good-minimal')).variants[0];
-  assert.deepEqual(v.isolate, { auto: true, window_s: 15, share: 0.3, objective_ms: 60, relative: 1.25, min_rise_ms: 0, baseline_s: 120, probe_interval_ms: 250, cool_down_s: 600, interval_s: 1, settle_s: 5 });
+  assert.deepEqual(v.isolate, { auto: true, window_s: 15, share: 0.3, objective_ms: 60, relative: 1.25, min_rise_ms: 0, share_rise: 0.2, baseline_s: 120, probe_interval_ms: 250, cool_down_s: 600, interval_s: 1, settle_s: 5 });
   assert.deepEqual(v.burst, { kind: 'bot', from: 0.2, to: 1, rate: 30 });
   const bare = structuredClone(base);
   loop(bare, {});
   bare.variants[0].burst = { kind: 'resubmit', from: 0.25, to: 1, store: 'biggest' };
   const w = checkSpec(bare, fixture('good-minimal')).variants[0];
-  assert.deepEqual(Object.keys(w.isolate).filter((k) => ['relative', 'min_rise_ms', 'baseline_s', 'probe_interval_ms'].includes(k)), [], 'the allocator\'s defaults apply');
+  assert.deepEqual(Object.keys(w.isolate).filter((k) => ['relative', 'min_rise_ms', 'share_rise', 'baseline_s', 'probe_interval_ms'].includes(k)), [], 'the allocator\'s defaults apply');
   assert.deepEqual(w.burst, { kind: 'resubmit', from: 0.25, to: 1, writers: 2, bulk_size: 500, store: 'biggest' });
   loop(bare, { probe_interval: '1s', window: '20s' });
   assert.equal(checkSpec(bare, fixture('good-minimal')).variants[0].isolate.probe_interval_ms, 1000);

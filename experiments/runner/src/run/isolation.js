@@ -23,6 +23,7 @@ const OPTIONAL_POLICY = [
   ['probe_interval_ms', 'observe', 'probeIntervalMs'],
   ['relative', 'hot', 'relative'],
   ['min_rise_ms', 'hot', 'minRiseMs'],
+  ['share_rise', 'hot', 'shareRise'],
   ['baseline_s', 'hot', 'baselineS'],
 ];
 
