@@ -39,6 +39,16 @@ depends() { jq -r --arg s "$2" '.services[$s].depends_on // {} | keys[]' "$1" | 
   assert_equal "$(git status --porcelain -- compose grafana-dashboards)" "$before"
 }
 
+@test "the published runs hold only what the table and the reports are made of, and no machine's path" {
+  # a run's folder under .lab/ also has its allocators' logs and policies (with this machine's
+  # paths): those stay local; experiments/README.md says what is published
+  local extra paths
+  extra="$(git ls-files experiments/results | grep -vE '^experiments/results/[^/]+/(results\.json|report\.(md|html)|[^/]+\.svg)$' || true)"
+  assert_equal "not published: ${extra//$'\n'/ }" "not published: "
+  paths="$(git grep -lE '(/work/|/home/|/root/|/tmp/)[A-Za-z0-9._-]+/' -- experiments/results || true)"
+  assert_equal "machine paths in: ${paths//$'\n'/ }" "machine paths in: "
+}
+
 @test "make render CHECK=1 fails naming an edited or missing generated file; make render repairs it" {
   local copy="$BATS_TEST_TMPDIR/repo"
   repo_copy "$copy"
