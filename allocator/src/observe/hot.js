@@ -17,12 +17,13 @@
 // any tenant: every share is a rise).
 import { objectiveLine } from './objective.js';
 
+// the normal of a tenant when the caller keeps none: every share is a rise
+const NOTHING_KNOWN = Object.freeze({ share: 0, under: true });
+
 /**
  * cost: observedCost()'s result; hot: policy.hot; since: Map tenant -> ISO time first flagged.
  * Returns the flagged tenants, hottest share first, each with its evidence.
  */
-const NOTHING_KNOWN = Object.freeze({ share: 0, under: true });
-
 export function detectHot(cost, hot, { since = new Map(), now = new Date().toISOString(), normalShare = () => NOTHING_KNOWN } = {}) {
   const flagged = [];
   for (const t of cost.tenants.values()) {

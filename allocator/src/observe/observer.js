@@ -170,12 +170,17 @@ export class Observer {
     // had shoppers to judge and none of its tenants is flagged or was within the hold: one window
     // (its p95 still holds the burst), plus the range the load's p95 reaches back (load-latency.js)
     for (const h of hot) this.flaggedAt.set(h.group, now);
+    const tenantsOf = new Map();
+    for (const t of cost.tenants.values()) {
+      if (!tenantsOf.has(t.group)) tenantsOf.set(t.group, []);
+      tenantsOf.get(t.group).push(t);
+    }
     for (const g of cost.groups.values()) {
       const hold = observe.windowS * 1000 + (g.signal === 'load' ? loadRangeS(observe.windowS) * 1000 : 0);
       const quiet = now - (this.flaggedAt.get(g.group) ?? -Infinity) > hold;
       const learn = g.enough && g.signal !== null && quiet;
       this.baselines.add(now, g.group, g.signal, g.p95_ms, learn, g.relative_limit_ms);
-      this.shareNormals.add(now, g.group, [...cost.tenants.values()].filter((t) => t.group === g.group), learn);
+      this.shareNormals.add(now, g.group, tenantsOf.get(g.group) ?? [], learn);
     }
     this.shareNormals.keepOnly(new Set(store.tenants.keys()));
     await this.#saveBaselines(now);

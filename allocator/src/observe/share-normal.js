@@ -46,7 +46,8 @@ export class ShareNormals {
       for (const kind of KINDS) {
         if (!(shares[kind] >= this.floor)) continue;
         const key = `${t.tenant}|${group}|${kind}`;
-        this.samples.set(key, [...(this.samples.get(key) ?? []), { at, share: shares[kind] }]);
+        if (!this.samples.has(key)) this.samples.set(key, []);
+        this.samples.get(key).push({ at, share: shares[kind] });
       }
     }
   }
