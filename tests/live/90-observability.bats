@@ -323,9 +323,12 @@ check_dashboard() {
 @test "group health judges each group on the load's p95 while Prometheus scrapes a run (make hot, GET /hot)" {
   background_load_started
   allocator_in_lab || skip "no allocator in this lab"
-  # the allocator's own query (the shoppers' p95 per group over 30 s)
+  # the allocator's own query (the shoppers' p95 per group over 30 s); a name it no longer
+  # exports fails here, not as an empty query
   local query
-  query="$(node --input-type=module -e "import { LOAD_P95_QUERY } from '$REPO/allocator/src/observe/load-latency.js'; console.log(LOAD_P95_QUERY)")"
+  query="$(node --input-type=module -e "import { loadP95Query } from '$REPO/allocator/src/observe/load-latency.js'; console.log(loadP95Query(30))")" \
+    || fail "allocator/src/observe/load-latency.js has no loadP95Query"
+  [[ "$query" == histogram_quantile* ]] || fail "loadP95Query(30) is not a p95 query: $query"
   wait_until 120 "max($query) > 0" \
     || fail "Prometheus has no p95 by index group of the background load: $(tail -n 5 "$BATS_FILE_TMPDIR/load.log")"
   local body="" i

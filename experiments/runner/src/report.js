@@ -220,9 +220,19 @@ export function roundsText(results) {
   return `rounds in an order drawn from seed ${seed} (${rounds.map((r, i) => `${i + 1}: ${r.join(', ')}`).join('; ')})`;
 }
 
+/** results.settle in words, for the report's protocol paragraph ('' when the run had none). */
+function settleText(s) {
+  if (!s?.passes?.length) return '';
+  const p95s = s.passes.map((p) => (p.p95_ms == null ? '-' : Math.round(p.p95_ms))).join(', ');
+  const rule = `until two in a row had at most ${s.max_late_rate * 100}% late arrivals and p95s within ${s.tolerance * 100}% of each other`;
+  return s.steady
+    ? `Then ${s.passes.length} unmeasured windows of ${s.window_s} s of ${s.variant} ${rule} (p95 ${p95s} ms). `
+    : `Then ${s.passes.length} unmeasured windows of ${s.window_s} s of ${s.variant} ${rule}, **never steady** (p95 ${p95s} ms): the first measured windows may still be a cold lab's. `;
+}
+
 /** The cold round and the position check, for the protocol paragraph. */
 function orderText(results) {
-  const cold = results.plan.cold_round ? `Before the first measured round: ${results.plan.cold_round}. ` : '';
+  const cold = `${results.plan.cold_round ? `Before the first measured round: ${results.plan.cold_round}. ` : ''}${settleText(results.settle)}`;
   const pos = results.position_effect;
   if (!pos) return cold;
   const flagged = pos.flagged.length

@@ -18,6 +18,7 @@ import { buildLayout } from './layouts.js';
 import { measureIngest, warmUpIngest } from './measure-ingest.js';
 import { measureManyShards, warmUpManyShards } from './measure-many-shards.js';
 import { measureSearch, warmUpSearch } from './measure-search.js';
+import { settleSearch } from './settle.js';
 
 /** The windows (see the header); each repetition goes into results.json as it starts. */
 export async function measureWindows(run) {
@@ -113,6 +114,12 @@ async function prepareLab(run, vname, { restarted, fresh }) {
   // on the same data between rounds (its page cache survives the JVMs): a full window of the
   // variant measured next, ramp-up and warm-up of the others
   for (const v of warm) await warmUp(run, v, { full: !plan.quick && (fresh || v.name === vname) });
+  // a lab whose JVMs are new can stay slow for minutes after its cold round (settle.js)
+  if (fresh && !data.writes && !data.manyShards) {
+    const first = plan.variants.find((v) => v.name === vname);
+    run.results.settle = await settleSearch(run, first, join(run.dir, 'repetitions', `00-settle-${vname}`));
+    run.write();
+  }
 }
 
 /** One pass of the variant's workload that is not measured (`full`: a whole window); its folder is deleted after. */
