@@ -198,7 +198,7 @@ quick_own_lab() {
   local dir r
   dir="$(latest_run noisy-neighbour)"
   r="$dir/results.json"
-  check_report "$dir" 2 1 2
+  check_report "$dir" 2 1 4
   # the closed loop's record: the burst store, the allocator watched every second, the
   # neighbours' figures; whether it was flagged or moved is behaviour under load, checked by the
   # allocator's integration tests, not here

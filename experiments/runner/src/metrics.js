@@ -73,8 +73,9 @@ const SET_METRICS = {
 
 // The closed loop (a variant with `isolate`): the burst store's neighbours (the other stores of
 // its group) before the burst, during it until the move ended, and after the move (past its
-// settle time), with the ratios to before; and the loop's times, in seconds from the burst's start.
-const NEIGHBOURS = /^(neighbours|others)\.(before_p95_ms|during_p95_ms|after_p95_ms|during_ratio|after_ratio)$/;
+// settle time), with the ratios to before (neighbours_es, others_es: the same on Elasticsearch's own
+// `took`); and the loop's times, in seconds from the burst's start.
+const NEIGHBOURS = /^(neighbours|others)(_es)?\.(before_p95_ms|during_p95_ms|after_p95_ms|during_ratio|after_ratio)$/;
 const NEIGHBOUR_METRICS = {
   before_p95_ms: { label: 'p95 before the burst', unit: 'ms', better: LOWER },
   during_p95_ms: { label: 'p95 during the burst, until the move ended', unit: 'ms', better: LOWER },
@@ -97,8 +98,9 @@ export function metricDef(name) {
   if (Object.hasOwn(ISOLATION, name)) return { name, ...ISOLATION[name] };
   const nb = NEIGHBOURS.exec(name);
   if (nb) {
-    const base = NEIGHBOUR_METRICS[nb[2]];
-    return { name, label: `${WHOSE[nb[1]]} ${base.label}`, unit: base.unit, path: [nb[1], nb[2]], better: base.better };
+    const base = NEIGHBOUR_METRICS[nb[3]];
+    const label = nb[2] ? base.label.replace('p95', "p95 of Elasticsearch's took") : base.label;
+    return { name, label: `${WHOSE[nb[1]]} ${label}`, unit: base.unit, path: [`${nb[1]}${nb[2] ?? ''}`, nb[3]], better: base.better };
   }
   const set = BY_SET.exec(name);
   if (set) {

@@ -70,9 +70,13 @@ test('points file (requests out of time order) -> per-second timeline of the mea
 });
 
 test('a points line: measured requests only; a partial or malformed line is skipped', () => {
-  assert.deepEqual(measuredPoint('1767225600000.5,12.25,measure,odd'), [1767225600000.5, 12.25, 'odd']);
-  assert.deepEqual(measuredPoint('1767225600000,12,measure,'), [1767225600000, 12, null]);
-  assert.deepEqual(measuredPoint('1767225600000,12,measure'), [1767225600000, 12, null]);
+  assert.deepEqual(measuredPoint('1767225600000.5,12.25,measure,odd'), [1767225600000.5, 12.25, 'odd', null]);
+  assert.deepEqual(measuredPoint('1767225600000,12,measure,'), [1767225600000, 12, null, null]);
+  assert.deepEqual(measuredPoint('1767225600000,12,measure'), [1767225600000, 12, null, null]);
+  // Elasticsearch's own took, when the request was a search
+  assert.deepEqual(measuredPoint('1767225600000,12,measure,odd,7'), [1767225600000, 12, 'odd', 7]);
+  assert.deepEqual(measuredPoint('1767225600000,12,measure,odd,'), [1767225600000, 12, 'odd', null]);
+  assert.deepEqual(measuredPoint('1767225600000,12,measure,odd,x'), [1767225600000, 12, 'odd', null]);
   assert.equal(measuredPoint('1767225600000,12,warmup,odd'), null);
   assert.equal(measuredPoint('1767225600000,12,burst,target'), null);
   assert.equal(measuredPoint('1767225600000,,measure,odd'), null);
@@ -89,10 +93,10 @@ test('the narrator\'s follower reads what was appended since its last call, a pa
   assert.deepEqual(f.points, []);
   writeFileSync(file, '1000,5,measure,odd\n900,7,warmup,\n2000,6,meas');
   f.read();
-  assert.deepEqual(f.points, [[1000, 5, 'odd']]);
-  appendFileSync(file, 'ure,even\n');
+  assert.deepEqual(f.points, [[1000, 5, 'odd', null]]);
+  appendFileSync(file, 'ure,even,4\n');
   f.read();
-  assert.deepEqual(f.points, [[1000, 5, 'odd'], [2000, 6, 'even']]);
+  assert.deepEqual(f.points, [[1000, 5, 'odd', null], [2000, 6, 'even', 4]]);
 });
 
 test('the load engine: its locustfiles, its version line, its environment', () => {
@@ -225,7 +229,7 @@ test('timelines per store half from the store_set column', async () => {
   assert.equal(all.length, 2);
   assert.deepEqual(bySet.odd, [{ t_s: 0, rps: 1, avg_ms: 10, p95_ms: 10 }]);
   assert.deepEqual(bySet.even.map((p) => [p.t_s, p.avg_ms]), [[0, 30], [1, 20]]);
-  assert.deepEqual(points.at(-1), [t + 1200, 500, 'target'], 'the burst store\'s own requests are points too (the closed loop leaves them out)');
+  assert.deepEqual(points.at(-1), [t + 1200, 500, 'target', null], 'the burst store\'s own requests are points too (the closed loop leaves them out)');
 });
 
 test('group spread: one group per index, each deep enough for the copies', () => {
@@ -276,12 +280,16 @@ test('closed loop: neighbours before, during until the move ended, after it; the
   // (target) do not count
   for (let s = 0; s < 60; s += 0.25) {
     const at = t0 + s * 1000;
-    points.push([at, s < 20 ? 10 : s < 35 ? 50 : 11, 'odd'], [at, 20, 'even'], [at, 500, 'target']);
+    // took: what Elasticsearch spent, below the client's time (4 ms before, 30 until the move, 4 after)
+    points.push([at, s < 20 ? 10 : s < 35 ? 50 : 11, 'odd', s < 20 ? 4 : s < 35 ? 30 : 4], [at, 20, 'even', 8], [at, 500, 'target', 400], [at, 9, 'odd', null]);
   }
   const watch = { flagged_at: t0 + 28000, move: { state: 'succeeded', created_at: t0 + 30000, finished_at: t0 + 35000 } };
   const f = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch, settleMs: 5000 });
   assert.deepEqual(f.neighbours, { before_p95_ms: 10, during_p95_ms: 50, after_p95_ms: 11, during_ratio: 5, after_ratio: 1.1 });
   assert.equal(f.others.after_ratio, 1);
+  // on Elasticsearch's took: a request without one (not a search) does not count
+  assert.deepEqual(f.neighbours_es, { before_p95_ms: 4, during_p95_ms: 30, after_p95_ms: 4, during_ratio: 7.5, after_ratio: 1 });
+  assert.deepEqual(f.others_es, { before_p95_ms: 8, during_p95_ms: 8, after_p95_ms: 8, during_ratio: 1, after_ratio: 1 });
   assert.deepEqual(f.isolation, { flag_s: 8, move_start_s: 10, move_s: 5, recovered_s: 15, moved: true });
   // nothing moved (auto-isolation off): during = the burst's first two thirds, after = the last third
   const still = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch: { flagged_at: t0 + 28000, move: null }, settleMs: 5000, auto: false });

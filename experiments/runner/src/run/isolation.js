@@ -195,13 +195,14 @@ const p95 = (xs) => {
 const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
 
 /**
- * The loop's figures from the load engine's points ([epoch ms, duration ms, store set]) and the watcher:
+ * The loop's figures from the load engine's points ([epoch ms, duration ms, store set, took ms]) and the watcher:
  *   neighbours = the burst store's group (odd set, the store itself excluded), others = even;
  *   before = measure start .. burst start; during = burst start .. the move's end; after = the
  *   move's end + settle .. the window's end. Without auto-isolation (`auto` false: the baseline)
  *   during is the burst's first two thirds and after its last third; with it and no move, after
  *   is null. recovered_s: the first second from the burst's start from which five
  *   consecutive 5-second windows of the neighbours have a p95 within `tolerance` of before.
+ *   neighbours_es / others_es: the same sides on Elasticsearch's `took` instead of the client's time.
  */
 export function isolationFigures({ points, t0, burstFromMs, endMs, watch, settleMs, auto = true, tolerance = 0.15 }) {
   const moveEnd = watch?.move?.state === 'succeeded' ? watch.move.finished_at : null;
@@ -213,11 +214,12 @@ export function isolationFigures({ points, t0, burstFromMs, endMs, watch, settle
     during: [burstFromMs, moveEnd ?? (auto ? endMs : noMoveSplit)],
     after: moveEnd !== null ? [moveEnd + settleMs, endMs] : auto ? [endMs, endMs] : [noMoveSplit, endMs],
   };
-  const of = (set, [a, b]) => points.filter((p) => p[2] === set && p[0] >= a && p[0] < b).map((p) => p[1]);
-  const side = (set) => {
-    const before = p95(of(set, spans.before));
-    const during = p95(of(set, spans.during));
-    const after = spans.after[1] > spans.after[0] ? p95(of(set, spans.after)) : null;
+  // col 1: the client's duration; col 3: Elasticsearch's `took` (null when the line has none)
+  const of = (set, [a, b], col = 1) => points.filter((p) => p[2] === set && p[0] >= a && p[0] < b && p[col] != null).map((p) => p[col]);
+  const side = (set, col = 1) => {
+    const before = p95(of(set, spans.before, col));
+    const during = p95(of(set, spans.during, col));
+    const after = spans.after[1] > spans.after[0] ? p95(of(set, spans.after, col)) : null;
     return {
       before_p95_ms: r2(before), during_p95_ms: r2(during), after_p95_ms: r2(after),
       during_ratio: before && during !== null ? r2(during / before) : null,
@@ -243,6 +245,10 @@ export function isolationFigures({ points, t0, burstFromMs, endMs, watch, settle
   return {
     neighbours,
     others: side('even'),
+    // the same, on Elasticsearch's own `took`: what the cluster did to them, apart from the
+    // load engine's queueing on a machine it shares with the lab
+    neighbours_es: side('odd', 3),
+    others_es: side('even', 3),
     isolation: {
       flag_s: secs(watch?.flagged_at ?? null),
       move_start_s: secs(watch?.move?.created_at ?? null),

@@ -231,7 +231,10 @@ export function measuredPoint(line) {
   const t = Number(f[0]);
   const d = Number(f[1]);
   if (!f[0] || !f[1] || !Number.isFinite(t) || !Number.isFinite(d)) return null;
-  return [t, d, f[3] ? f[3] : null];
+  // Elasticsearch's own `took` of a search (column 5, empty for anything else): what the
+  // cluster spent, without the load engine's own queueing
+  const took = f[4] ? Number(f[4]) : null;
+  return [t, d, f[3] ? f[3] : null, Number.isFinite(took) ? took : null];
 }
 
 /** The timeline of every request, and one per store half (store_set column) when tagged. */
