@@ -316,7 +316,12 @@ export function ratioCI(a, b, { confidence = 0.95 } = {}) {
   const va = varOfMean(a);
   const vb = varOfMean(b);
   if (va === 0 && vb === 0) return out(ratio, ratio, ratio);
-  const dfOf = (r) => (va + r * r * vb) ** 2 / ((va ** 2) / (a.length - 1) + (r ** 4 * vb ** 2) / (b.length - 1));
+  // Welch-Satterthwaite; at r = 0 with a spread-free numerator (azure-refresh: no merge at all
+  // at 30 s) it is 0/0, and its limit is the denominator's degrees of freedom
+  const dfOf = (r) => {
+    const den = (va ** 2) / (a.length - 1) + (r ** 4 * vb ** 2) / (b.length - 1);
+    return den > 0 ? (va + r * r * vb) ** 2 / den : (va === 0 ? b.length - 1 : a.length - 1);
+  };
   const t = tQuantile(1 - (1 - confidence) / 2, dfOf(ratio));
   // (ma - r mb)^2 = t^2 (va + r^2 vb), a quadratic in r
   const A = mb * mb - t * t * vb;

@@ -178,6 +178,11 @@ test("Fieller's interval of the ratio of means: the roots of its quadratic, unbo
   assert.deepEqual(ratioCI([1, 2], [0, 0]), { ratio: null, low: null, high: null, unbounded: true, method: 'fieller' });
   assert.equal(ratioCI([10, 11, 12], [-1, 1, 2]).unbounded, true);
   assert.equal(ratioCI([10], [20, 21]).unbounded, true, 'one value: no spread to bound it by');
+  // a numerator of zeros (azure-refresh's merge time at 30 s): the ratio is 0, its interval [0, 0]
+  // (the df is 0/0 at r = 0; before, the interval came out NaN)
+  assert.deepEqual(ratioCI([0, 0, 0, 0], [80000, 90000, 95000, 91000]), { ratio: 0, low: 0, high: 0, unbounded: false, method: 'fieller' });
+  // and the denominator's spread still counts when it could be zero
+  assert.equal(ratioCI([0, 0, 0], [-1, 1, 2]).unbounded, true);
 });
 
 test("Student's t bound of a mean: the one-sided bounds and p-values", () => {
