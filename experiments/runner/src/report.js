@@ -224,10 +224,8 @@ export function roundsText(results) {
 function settleText(s) {
   if (!s?.passes?.length) return '';
   const p95s = s.passes.map((p) => (p.p95_ms == null ? '-' : Math.round(p.p95_ms))).join(', ');
-  const rule = `until two in a row had at most ${s.max_late_rate * 100}% late arrivals and p95s within ${s.tolerance * 100}% of each other`;
-  return s.steady
-    ? `Then ${s.passes.length} unmeasured windows of ${s.window_s} s of ${s.variant} ${rule} (p95 ${p95s} ms). `
-    : `Then ${s.passes.length} unmeasured windows of ${s.window_s} s of ${s.variant} ${rule}, **never steady** (p95 ${p95s} ms): the first measured windows may still be a cold lab's. `;
+  const head = `Then ${s.passes.length} unmeasured windows of ${s.window_s} s of ${s.variant} until two in a row had at most ${s.max_late_rate * 100}% late arrivals and p95s within ${s.tolerance * 100}% of each other`;
+  return s.steady ? `${head} (p95 ${p95s} ms). ` : `${head}, **never steady** (p95 ${p95s} ms): the first measured windows may still be a cold lab's. `;
 }
 
 /** The cold round and the position check, for the protocol paragraph. */

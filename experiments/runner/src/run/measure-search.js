@@ -11,12 +11,17 @@ import { awaitClear, isolationFigures, putBack, watchIsolation } from './isolati
 import { narrator } from './narrate.js';
 import { locustfile, pointsFileOf, runLoad, warmWorkload } from './workload.js';
 
+/** One unmeasured run of variant `v`'s search workload into `dir` (the caller deletes it) -> runLoad's result. */
+export function unmeasuredSearch(run, v, dir, workload, tag) {
+  const { lab, layouts } = run;
+  return runLoad({ locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload,
+    tenants: layouts.names.get(v.name).tenants, dir, runId: `${run.runId}-${tag}`, signal: run.signal, extraEnv: { ...run.metricsEnv, ...layouts.loopRoutes.get(v.name) } });
+}
+
 /** The cold round's window of a variant: a full window as measured ones have them (QUICK: a one-second one), not kept. */
 export async function warmUpSearch(run, v, warmDir, { full = !run.plan.quick } = {}) {
-  const { plan, lab, layouts } = run;
   try {
-    await runLoad({ locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload: warmWorkload(plan, full),
-      tenants: layouts.names.get(v.name).tenants, dir: warmDir, runId: `${run.runId}-warmup`, signal: run.signal, extraEnv: { ...run.metricsEnv, ...layouts.loopRoutes.get(v.name) } });
+    await unmeasuredSearch(run, v, warmDir, warmWorkload(run.plan, full), 'warmup');
   } finally {
     rmSync(warmDir, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@
 // `tolerance` of the first's. Bounded: after `maxPasses` the run goes on and says it was not
 // steady. Search workloads only (a write window changes the data).
 import { mkdirSync, rmSync } from 'node:fs';
-import { locustfile, runLoad } from './workload.js';
+import { unmeasuredSearch } from './measure-search.js';
 
 export const SETTLE = Object.freeze({ windowS: 10, tolerance: 0.25, maxPasses: 8 });
 
@@ -30,16 +30,15 @@ export function settled(passes, { tolerance = SETTLE.tolerance, maxLate = 0.05 }
  * { variant, window_s, tolerance, max_late_rate, max_passes, passes: [{p95_ms, late_share}], steady }.
  */
 export async function settleSearch(run, v, warmDir, opts = SETTLE) {
-  const { plan, lab, layouts, log } = run;
-  const maxLate = plan.workload.max_late_rate ?? 0.05;
+  const { plan, log } = run;
+  const maxLate = plan.workload.max_late_rate; // spec.js gives every workload one
   const workload = { ...plan.workload, measure: `${opts.windowS}s`, measure_s: opts.windowS };
   const out = { variant: v.name, window_s: opts.windowS, tolerance: opts.tolerance, max_late_rate: maxLate, max_passes: opts.maxPasses, passes: [], steady: false };
   mkdirSync(warmDir, { recursive: true });
   try {
     while (out.passes.length < opts.maxPasses && !out.steady) {
       run.check();
-      const { figures } = await runLoad({ locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload,
-        tenants: layouts.names.get(v.name).tenants, dir: warmDir, runId: `${run.runId}-settle`, signal: run.signal, extraEnv: { ...run.metricsEnv, ...layouts.loopRoutes.get(v.name) } });
+      const { figures } = await unmeasuredSearch(run, v, warmDir, workload, 'settle');
       const pass = passOf(figures);
       out.passes.push(pass);
       out.steady = settled(out.passes, { tolerance: opts.tolerance, maxLate });
