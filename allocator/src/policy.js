@@ -78,6 +78,7 @@ export const policySchema = {
         relative: { type: 'number', exclusiveMinimum: 1, default: 1.3, description: "a group also misses its objective when its p95 is above this times its own baseline p95" },
         minRiseMs: { type: 'number', minimum: 0, default: 20, description: 'the relative objective counts only when the p95 is at least this many ms above the baseline (an idle group\'s jitter never does)' },
         shareRise: { type: 'number', minimum: 0, exclusiveMaximum: 1, default: 0.15, description: "a tenant of a group that misses its objective is its culprit only if its share is at least this much above its own normal share of the group (observe/share-normal.js)" },
+        shareRiseSd: { type: 'number', minimum: 0, maximum: 10, default: 4, description: "and at least this many standard deviations of the tenant's normal share (how much it varies over windows of steady traffic); the larger of the two rises is asked" },
         baselineS: { type: 'integer', minimum: 10, maximum: 86400, default: 600, description: "trailing window (s) over which a group's baseline p95 is learned, while none of its tenants is flagged" },
         dedicated: { type: 'boolean', default: false, description: 'isolate a hot tenant in a dedicated index (else a shared one) of the target group' },
       },

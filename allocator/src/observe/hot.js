@@ -3,8 +3,9 @@
 // over the group's own baseline) while the tenant takes at least the policy's `hot.share` of the
 // group's search time (a crawler, a bot: kind `search`) or of its indexing time (whole-catalogue
 // re-submissions: kind `write`), over a window with enough searches to judge (policy.observe).
-// The culprit is what changed: the tenant's share must also have risen by hot.shareRise above its
-// own normal share of the group (share-normal.js). A group slower than its own normal, or slower
+// The culprit is what changed: the tenant's share must also have risen above its own normal share
+// of the group (share-normal.js) by hot.shareRise and by hot.shareRiseSd of its normal's standard
+// deviations, whichever is more (a share that varies a lot in steady traffic needs a larger rise). A group slower than its own normal, or slower
 // than its objective on a cold lab, is not its steady biggest store's doing; a bot's or a
 // re-submission's share jumps. So nothing in a group is flagged before its normal shares are
 // learned (half a window of its shoppers' searches, nothing flagged): `normalShare` returns null
@@ -13,12 +14,15 @@
 // the bot came, and the cool-down then kept the bot's store where it was.
 // A tenant alone in its group has no neighbour to hurt and is never flagged. Pure; `since` (when
 // each tenant was first seen hot, continuously) is kept by the caller and passed back in, and
-// `normalShare(tenant, group, kind)` -> { share, under } | null (by default nothing is known of
+// `normalShare(tenant, group, kind)` -> { share, under, sd } | null (by default nothing is known of
 // any tenant: every share is a rise).
 import { objectiveLine } from './objective.js';
 
 // the normal of a tenant when the caller keeps none: every share is a rise
-const NOTHING_KNOWN = Object.freeze({ share: 0, under: true });
+const NOTHING_KNOWN = Object.freeze({ share: 0, under: true, sd: 0 });
+
+/** The rise above its normal a tenant's share needs to make it the culprit. */
+export const riseNeeded = (normal, hot) => Math.max(hot.shareRise ?? 0, (hot.shareRiseSd ?? 0) * (normal?.sd ?? 0));
 
 /**
  * cost: observedCost()'s result; hot: policy.hot; since: Map tenant -> ISO time first flagged.
@@ -34,13 +38,14 @@ export function detectHot(cost, hot, { since = new Map(), now = new Date().toISO
       const share = kind === 'search' ? t.share_of_group : t.write_share_of_group;
       if (!(share >= hot.share)) return null;
       const normal = normalShare(t.tenant, t.group, kind);
-      if (!normal || share - normal.share < (hot.shareRise ?? 0) - 1e-9) return null;
+      if (!normal || share - normal.share < riseNeeded(normal, hot) - 1e-9) return null;
       return { kind, share, normal };
     };
     const found = [culprit('search'), culprit('write')].filter(Boolean).sort((a, b) => b.share - a.share)[0];
     if (!found) continue;
     const { kind, share, normal } = found;
-    const usual = normal === NOTHING_KNOWN ? '' : `, normally ${normal.under ? 'under ' : ''}${pct(normal.share)}`;
+    const spread = normal.sd > 0 ? ` (sd ${pct(normal.sd)})` : '';
+    const usual = normal === NOTHING_KNOWN ? '' : `, normally ${normal.under ? 'under ' : ''}${pct(normal.share)}${spread}`;
     const uses = kind === 'search'
       ? `${pct(share)} of ${t.group}'s search time (${t.search_ms_per_s} of ${g.search_ms_per_s} ms/s${usual})`
       : `${pct(share)} of ${t.group}'s indexing time (${t.write_ms_per_s} of ${g.index_ms_per_s} ms/s, ${t.write_rate} products/s re-written${usual})`;
@@ -56,6 +61,8 @@ export function detectHot(cost, hot, { since = new Map(), now = new Date().toISO
       normal_share: normal === NOTHING_KNOWN ? null : normal.share,
       normal_share_under: normal === NOTHING_KNOWN ? null : normal.under,
       share_rise: hot.shareRise ?? 0,
+      normal_share_sd: normal === NOTHING_KNOWN ? null : normal.sd ?? 0,
+      share_rise_needed: Math.round(riseNeeded(normal, hot) * 1000) / 1000,
       search_ms_per_s: t.search_ms_per_s,
       search_rate: t.search_rate,
       write_ms_per_s: t.write_ms_per_s,

@@ -125,6 +125,7 @@ export class Views {
       relative: hot.relative,
       min_rise_ms: hot.minRiseMs,
       share_rise: hot.shareRise,
+      share_rise_sd: hot.shareRiseSd,
       relative_limit_ms: c.relative_limit_ms,
       meets_objective: c.meets_objective,
       missed: c.missed,

@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { autoDecision } from '../../src/observe/auto-isolate.js';
 import { observedCost } from '../../src/observe/cost.js';
 import { indexCounters, nodeReadings } from '../../src/observe/counters.js';
-import { detectHot, headroomTarget } from '../../src/observe/hot.js';
+import { detectHot, headroomTarget, riseNeeded } from '../../src/observe/hot.js';
 import { judgeObjective } from '../../src/observe/objective.js';
 import { observedEnough, observedModel, planObserved } from '../../src/rebalance/observed-plan.js';
 import { CounterWindow } from '../../src/observe/window.js';
@@ -207,6 +207,27 @@ describe('hot-tenant detection', () => {
     assert.deepEqual(detectHot(slow, hot).map((x) => [x.tenant, x.normal_share]), [['a', null]]);
   });
 
+  it('asks a share that varies a lot in steady traffic for a larger rise: hot.shareRiseSd of its standard deviations', () => {
+    // CI's false alarm, its figures: a steady store normally 29.9% of g2 (its shares varying by
+    // about 0.055 over 15-s windows) at 45% while g2's p95 crossed its relative limit
+    const tenants = { d: { index: 'i1', queries: 100, ms: 4400 }, e: { index: 'i1', queries: 60, ms: 4500 }, f: { index: 'i1', queries: 30, ms: 1100 }, c: { index: 'i2', queries: 60, ms: 300 } };
+    const hot = { ...policy.hot, objectiveMs: { default: 2000 }, relative: 1.3, minRiseMs: 20, shareRise: 0.15, shareRiseSd: 4 };
+    const cost = world({ tenants, g1P95: 73.2, g1Latency: 10000 / 190, baselines: new Map([['g1', 42.4]]), hot });
+    assert.equal(cost.tenants.get('e').share_of_group, 0.45);
+    const normal = (sd) => (t) => (t === 'e' ? { share: 0.299, under: false, sd } : { share: cost.tenants.get(t).share_of_group, under: false, sd: 0.05 });
+    // its rise (0.151) is over hot.shareRise but under 4 x 0.055: not the culprit
+    assert.equal(riseNeeded({ sd: 0.055 }, hot), 0.22);
+    assert.deepEqual(detectHot(cost, hot, { normalShare: normal(0.055) }), []);
+    // a share that hardly varies: hot.shareRise decides, as before; the evidence says both
+    const [h] = detectHot(cost, hot, { normalShare: normal(0.02) });
+    assert.deepEqual([h.tenant, h.normal_share_sd, h.share_rise_needed], ['e', 0.02, 0.15]);
+    assert.match(h.why, /normally 29\.9% \(sd 2%\)\)/);
+    // without shareRiseSd (0): hot.shareRise alone, whatever the spread
+    assert.equal(detectHot(cost, { ...hot, shareRiseSd: 0 }, { normalShare: normal(0.055) }).length, 1);
+    // a bot's store, normally under the floor: the spread asks nothing more
+    assert.equal(riseNeeded({ share: 0.15, under: true, sd: 0 }, hot), 0.15);
+  });
+
   it('a steady big searcher that starts re-writing its catalogue is flagged as a writer on the relative objective', () => {
     const tenants = { a: { index: 'i1', queries: 100, ms: 1000 }, w: { index: 'i1', queries: 300, ms: 9000 }, c: { index: 'i2', queries: 60, ms: 300 } };
     const recent = new Map([['i1', new Map([['w', 6000], ['a', 4000]])]]);
@@ -394,7 +415,7 @@ describe('policy values for observation', () => {
     assert.equal(p.auto.enabled, false);
     assert.equal(objectiveOf(p, 'g7'), 100);
     assert.equal(p.observe.windowS, 60);
-    assert.deepEqual([p.observe.probeIntervalMs, p.hot.relative, p.hot.minRiseMs, p.hot.shareRise, p.hot.baselineS], [1000, 1.3, 20, 0.15, 600]);
+    assert.deepEqual([p.observe.probeIntervalMs, p.hot.relative, p.hot.minRiseMs, p.hot.shareRise, p.hot.shareRiseSd, p.hot.baselineS], [1000, 1.3, 20, 0.15, 4, 600]);
   });
 
   it('rejects a relative objective of 1 or less, a negative minimum rise, a window shorter than the probe interval, each naming its key', () => {
@@ -412,6 +433,7 @@ describe('policy values for observation', () => {
     assert.equal(one({ hot: { minRiseMs: -1 } }), 'policy.json: invalid policy: hot.minRiseMs must be >= 0');
     assert.equal(one({ hot: { shareRise: -0.1 } }), 'policy.json: invalid policy: hot.shareRise must be >= 0');
     assert.equal(one({ hot: { shareRise: 1 } }), 'policy.json: invalid policy: hot.shareRise must be < 1');
+    assert.equal(one({ hot: { shareRiseSd: -1 } }), 'policy.json: invalid policy: hot.shareRiseSd must be >= 0');
     assert.match(one({ observe: { windowS: 10, probeIntervalMs: 20000 } }), /^policy.json: invalid policy: observe.probeIntervalMs \(20000 ms\) is longer than observe.windowS \(10 s\)/);
     assert.match(one({ observe: { windowS: 120 }, hot: { baselineS: 60 } }), /hot.baselineS \(60 s\) is shorter than observe.windowS \(120 s\)/);
     assert.equal(one({ hot: { relative: 1.01, minRiseMs: 0 } }), 'accepted');

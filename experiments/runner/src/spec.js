@@ -78,7 +78,7 @@ const RESUBMIT_KEYS = ['writers', 'bulk_size'];
 // group's learned baseline, by at least min_rise_ms); `probe_interval`: how often the allocator
 // probes each group. Left out, the allocator's own default applies. `settle`: after the move,
 // how long before the neighbours' "after" figures start.
-const ISOLATE_KEYS = ['auto', 'window', 'share', 'objective_ms', 'relative', 'min_rise_ms', 'share_rise', 'baseline', 'probe_interval', 'cool_down', 'interval', 'settle'];
+const ISOLATE_KEYS = ['auto', 'window', 'share', 'objective_ms', 'relative', 'min_rise_ms', 'share_rise', 'share_rise_sd', 'baseline', 'probe_interval', 'cool_down', 'interval', 'settle'];
 const WORKLOAD_RUN_KEYS = ['vus', 'think_ms', 'rate', 'ramp_up', 'warmup', 'measure', ...INGEST_RUN_KEYS];
 // max_error_rate, max_late_rate: a repetition with a larger share of failed requests (written
 // documents) or late arrivals is incomplete, and the verdict does not use it
@@ -389,7 +389,7 @@ function checkBurst(c, v, path) {
 
 /**
  * The relative objective and the probe's pace of an `isolate:` -> { relative, min_rise_ms,
- * share_rise, baseline_s, probe_interval_ms }, each only when the spec sets it (else the allocator's default).
+ * share_rise, share_rise_sd, baseline_s, probe_interval_ms }, each only when the spec sets it (else the allocator's default).
  */
 function checkObjective(c, iso, path, windowS) {
   const out = {};
@@ -397,6 +397,8 @@ function checkObjective(c, iso, path, windowS) {
   if (iso.min_rise_ms !== undefined) out.min_rise_ms = c.number(iso.min_rise_ms, `${path}.min_rise_ms`, [0, 100000]);
   // hot.shareRise: how far above its own normal share a tenant's share must be to be the culprit
   if (iso.share_rise !== undefined) out.share_rise = c.number(iso.share_rise, `${path}.share_rise`, [0, 0.99]);
+  // hot.shareRiseSd: and at least this many standard deviations of that normal share
+  if (iso.share_rise_sd !== undefined) out.share_rise_sd = c.number(iso.share_rise_sd, `${path}.share_rise_sd`, [0, 10]);
   if (iso.baseline !== undefined) {
     const n = durationSeconds(c.duration(iso.baseline, `${path}.baseline`));
     // the allocator learns its baseline in whole seconds, over at least one observation window

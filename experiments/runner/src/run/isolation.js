@@ -24,6 +24,7 @@ const OPTIONAL_POLICY = [
   ['relative', 'hot', 'relative'],
   ['min_rise_ms', 'hot', 'minRiseMs'],
   ['share_rise', 'hot', 'shareRise'],
+  ['share_rise_sd', 'hot', 'shareRiseSd'],
   ['baseline_s', 'hot', 'baselineS'],
 ];
 
