@@ -377,7 +377,7 @@ function checkVariants(c, v, defaults, lab, scenario) {
   return out;
 }
 
-/** A variant's `burst:` -> { kind, from, to, store?, rate (bot) | writers, bulk_size (resubmit) }. */
+/** A variant's `burst:` -> { kind, from, to, store?, group?, rate (bot) | writers, bulk_size (resubmit) }. */
 function checkBurst(c, v, path) {
   const b = c.mapping(v, path, BURST_KEYS);
   const kind = b.kind === undefined ? 'bot' : c.oneOf(b.kind, `${path}.kind`, BURST_KINDS);
