@@ -10,6 +10,15 @@ native_source_hash() {
     -not -path '*/target/*' -print0 | sort -z | xargs -0 sha256sum; echo "$ES_VERSION") | sha256sum | cut -c1-16
 }
 
+# Maven's output (stdin) -> one line per module built and per 100 artifacts downloaded (stdout).
+maven_progress() {
+  awk '
+    /^\[INFO\] Downloaded from / { n++; if (n % 100 == 0) { printf "  maven: %d artifacts downloaded\n", n; fflush() } next }
+    /^\[INFO\] Building .*\[[0-9]+\/[0-9]+\]$/ { m = $0; sub(/^\[INFO\] Building /, "", m); gsub(/ +/, " ", m); printf "  maven: building %s\n", m; fflush(); next }
+    /^\[INFO\] BUILD SUCCESS/ { printf "  maven: built (%d artifacts downloaded)\n", n; fflush() }
+  '
+}
+
 build_native_dist() {
   local java_home="$1" stamp hash
   hash="$(native_source_hash)"
@@ -18,12 +27,18 @@ build_native_dist() {
 
   ensure_apt_packages maven libzstd1
   say "building the native Elasticsearch $ES_VERSION runtime from Maven Central (first run downloads ~150 MB)..."
-  # -B: one plain line per artifact downloaded and per module built, readable in CI logs;
-  # the rest of Maven's chatter (and JDK 25's warnings about Maven's own Guice) is dropped.
-  JAVA_HOME="$java_home" mvn -B -f "$NATIVE_SRC/pom.xml" -Des.version="$ES_VERSION" package 2>&1 \
-    | { grep --line-buffered -E '^\[INFO\] (Building |BUILD|Downloaded from)|ERROR|FAIL' || true; } \
-    | sed -u -e 's/^\[INFO\] /  maven: /' >&2 \
-    || die "Maven build of native/ failed (see the output above); is Maven Central reachable?"
+  # Maven's whole output goes to a log; the terminal gets one line per module built and a count of
+  # the artifacts downloaded (a cold build fetches about 420, one "Downloaded from" line each),
+  # as the Go builds do. JDK 25's warnings about Maven's own Guice stay in the log too.
+  local log="$LAB_CACHE/native/maven-build.log"
+  mkdir -p "$LAB_CACHE/native"
+  { JAVA_HOME="$java_home" mvn -B -f "$NATIVE_SRC/pom.xml" -Des.version="$ES_VERSION" package 2>&1 || true; } \
+    | tee "$log" | maven_progress >&2 || true
+  if ! grep -q '^\[INFO\] BUILD SUCCESS' "$log"; then
+    local err
+    err="$(grep -E '^\[ERROR\]' "$log" | head -n 2 | paste -sd' ')"
+    die "Maven build of es-distribution failed (full log: $log): ${err:-no error line}; is Maven Central reachable?"
+  fi
 
   local tmp="$ES_DIST.tmp.$$"
   rm -rf "$tmp" && mkdir -p "$tmp"/{lib,launcher,modules/transport-netty4,modules/rest-root,modules/analysis-lab,plugins,config,nativelibs}

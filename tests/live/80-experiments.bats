@@ -198,7 +198,9 @@ quick_own_lab() {
   local dir r
   dir="$(latest_run noisy-neighbour)"
   r="$dir/results.json"
-  check_report "$dir" 2 1 4
+  check_report "$dir" 2 1 2
+  # the control (elsewhere, quick: false) is a verdict run's only: left out of the demo, with its direction
+  assert_equal "$(jq -c '.plan.left_out' "$r")" '["elsewhere"]'
   # the closed loop's record: the burst store, the allocator watched every second, the
   # neighbours' figures; whether it was flagged or moved is behaviour under load, checked by the
   # allocator's integration tests, not here

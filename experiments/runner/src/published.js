@@ -5,10 +5,14 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fmtNumber, fmtP } from './format.js';
-import { loadEngineOf, loopOutcomes } from './results.js';
+import { BUDGET_S } from './power.js';
+import { generatorCpuOf, loadEngineOf, loopOutcomes } from './results.js';
 
 export const BEGIN = '<!-- published-runs: written by `make render` from experiments/results/*/results.json; do not edit by hand -->';
 export const END = '<!-- /published-runs -->';
+// docs/benchmarks.md's table of each published run's wall time and CPU, from the same files
+export const RUN_TIMES_BEGIN = '<!-- run-times: written by `make render` from experiments/results/*/results.json; do not edit by hand -->';
+export const RUN_TIMES_END = '<!-- /run-times -->';
 
 /** Every committed run under root: [{ name, results }], sorted by experiment name. */
 export function publishedRuns(root) {
@@ -61,12 +65,34 @@ export function publishedTable(runs, { linkBase }) {
   return ['| experiment | run | data | repetitions | verdicts | measured |', '|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
-/** text with the block between BEGIN and END replaced by `table`; null when the markers are missing. */
-export function withTable(text, table) {
-  const a = text.indexOf(BEGIN);
-  const b = text.indexOf(END);
+/**
+ * The published runs -> what each cost the machine: wall time, the runner's and the load
+ * generator's share of the CPU while it ran (results.json `runner`), variants x repetitions, the
+ * lab it ran on. A run before the Locust engine says k6.
+ */
+export function runTimesTable(runs, { linkBase }) {
+  const rows = runs.map(({ name, results }) => {
+    const r = results.runner ?? {};
+    const engine = loadEngineOf(results);
+    const gen = generatorCpuOf(r);
+    const over = r.wall_seconds > BUDGET_S ? `, over the ${BUDGET_S / 60}-min budget` : '';
+    const wall = Number.isFinite(r.wall_seconds) ? `${Math.round(r.wall_seconds / 60)} min${over}` : '-';
+    const cpu = Number.isFinite(r.cpu_percent) ? `${r.cpu_percent}%` : '-';
+    const genText = gen === null ? '-' : `${gen}% (${engine?.label ?? '?'})`;
+    const reps = `${(results.variants ?? []).length} x ${results.plan?.repetitions ?? '-'}${results.plan?.rounds ? ', a cold round first' : ''}`;
+    const starts = (results.lab?.starts ?? []).length;
+    const lab = results.lab?.mode === 'own' && starts ? `own (${starts} start${starts === 1 ? '' : 's'})` : results.lab?.mode ?? '-';
+    return `| [${name}](${linkBase}${name}/report.md) | ${(results.started_at ?? '').slice(0, 10)} | ${reps} | ${lab} | ${wall} | ${cpu} | ${genText} |`;
+  });
+  return ['| run | date | variants x repetitions | lab | wall time | runner CPU | load generator CPU |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** text with the block between `begin` and `end` (default: the published runs') replaced by `table`; null when the markers are missing. */
+export function withTable(text, table, { begin = BEGIN, end = END } = {}) {
+  const a = text.indexOf(begin);
+  const b = text.indexOf(end);
   if (a < 0 || b < a) return null;
-  return `${text.slice(0, a)}${BEGIN}\n${table}\n${text.slice(b)}`;
+  return `${text.slice(0, a)}${begin}\n${table}\n${text.slice(b)}`;
 }
 
 /**

@@ -192,6 +192,7 @@ export function resultsSkeleton(plan, { run_id, started_at = new Date().toISOStr
       repetitions: plan.repetitions, confidence: plan.confidence, order: plan.order,
       ...(plan.rounds ? { rounds: plan.rounds, order_seed: plan.order_seed, cold_round: plan.cold_round } : {}),
       ...(plan.smoke !== undefined ? { smoke: plan.smoke } : {}),
+      ...(plan.left_out ? { left_out: plan.left_out } : {}),
       workload, report: plan.report, ...(plan.expect ? { expect: plan.expect } : {}),
     },
     variants: plan.variants.map((v) => ({

@@ -61,13 +61,17 @@ const SIZE = /^[0-9]+[kmg]?$/i;
 const SOURCE_KEYS = ['title', 'url', 'table', 'setup', 'notes', 'published'];
 const DATASET_KEYS = ['profile', 'scale', 'seed', 'quick'];
 const DATASET_QUICK_KEYS = ['profile', 'scale', 'seed'];
-const VARIANT_KEYS = ['name', 'label', 'lab', 'burst', 'isolate', ...Object.keys(SETTINGS)];
+const VARIANT_KEYS = ['name', 'label', 'lab', 'burst', 'isolate', 'quick', ...Object.keys(SETTINGS)];
 // A burst on one odd store during the measured window (traffic/experiment.py's burst scenario):
 // kind bot, a search bot crawling it at `rate` pages/s (the noisy neighbour); kind resubmit, its
 // whole catalogue written back in a loop by `writers` concurrent loops in bulks of `bulk_size`
 // (BigCommerce's daily re-submission, the noisy writer): as fast as the bulks are answered, so no rate.
 // from and to as fractions of the window, so QUICK's short window keeps the same shape
-const BURST_KEYS = ['kind', 'from', 'to', 'rate', 'store', 'writers', 'bulk_size'];
+const BURST_KEYS = ['kind', 'from', 'to', 'rate', 'store', 'group', 'writers', 'bulk_size'];
+// where the burst store lives when the run starts: with its odd neighbours (same), or on the
+// other group (other: the control of a closed loop, what the neighbours feel from a crawl that
+// never shared their group)
+const BURST_GROUPS = ['same', 'other'];
 const BURST_KINDS = ['bot', 'resubmit'];
 const BURST_STORES = ['biggest', 'smallest'];
 const RESUBMIT_KEYS = ['writers', 'bulk_size'];
@@ -84,7 +88,7 @@ const WORKLOAD_RUN_KEYS = ['vus', 'think_ms', 'rate', 'ramp_up', 'warmup', 'meas
 // documents) or late arrivals is incomplete, and the verdict does not use it
 const WORKLOAD_KEYS = ['scenario', 'model', ...WORKLOAD_RUN_KEYS, 'max_error_rate', 'max_late_rate', 'quick'];
 const REPORT_KEYS = ['metrics', 'table'];
-const EXPECT_KEYS = ['claim', 'metric', 'lower', 'higher', 'than', 'decreasing', 'increasing', 'variant', 'at_most', 'at_least', 'linear', 'peak', 'x', 'x_label'];
+const EXPECT_KEYS = ['claim', 'metric', 'lower', 'higher', 'than', 'times', 'decreasing', 'increasing', 'variant', 'at_most', 'at_least', 'linear', 'peak', 'x', 'x_label'];
 const WORKLOAD_DEFAULTS = { scenario: 'storefront', model: 'closed', vus: 8, think_ms: 0, rate: null, ramp_up: '30s', warmup: '60s', measure: '120s', max_error_rate: 0.01, max_late_rate: 0.05 };
 const INGEST_DEFAULTS = { clients: 4, bulk_docs: 1000 };
 const MANY_SHARDS_DEFAULTS = { clients: 8, docs_per_index: 100, indices_scale: 1, ramp_up: '0s', warmup: '0s', measure: '15m' };
@@ -314,7 +318,7 @@ function checkLab(c, v, path) {
 function checkVariants(c, v, defaults, lab, scenario) {
   c.list(v, 'variants', LIMITS.variants, 'variants');
   const seen = new Map();
-  return v.map((raw, i) => {
+  const out = v.map((raw, i) => {
     const path = `variants[${i}]`;
     const item = c.mapping(raw, path, VARIANT_KEYS);
     // a bare number (`name: 16`) is read by YAML as a number; it is still a fine name
@@ -360,13 +364,20 @@ function checkVariants(c, v, defaults, lab, scenario) {
         settle_s: secs('settle', 5, 0),
       };
       if (!burst) c.fail(`${path}.isolate`, 'needs a burst in the same variant: the allocator isolates the store the burst makes hot');
+      // a control is never moved: its store starts where the others' would be moved to
+      if (burst.group === 'other' && isolate.auto) c.fail(`${path}.burst.group`, 'other (the burst store on the other group from the start, a control) needs isolate.auto: false: a control is never moved');
       if (settings.group !== 'spread' || settings.assign !== 'odd-even') c.fail(`${path}.isolate`, `places odd stores on the first group and even stores on the second: set group: spread and assign: odd-even (got group: ${settings.group}, assign: ${settings.assign})`);
     }
-    return { name, label, lab: merged, ...(burst ? { burst } : {}), ...(isolate ? { isolate } : {}), settings: Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, settings[k]])) };
+    if (burst?.group !== undefined && !isolate) c.fail(`${path}.burst.group`, 'only with isolate (the allocator places the stores: odd on the first group, even on the second)');
+    // quick: false leaves the variant out of QUICK runs (the demo): a control only a verdict needs
+    if (item.quick !== undefined && item.quick !== false) c.fail(`${path}.quick`, `only false: the variant is left out of QUICK runs (got ${got(item.quick)})`);
+    return { name, label, lab: merged, ...(burst ? { burst } : {}), ...(isolate ? { isolate } : {}), ...(item.quick === false ? { quick: false } : {}), settings: Object.fromEntries(Object.keys(SETTINGS).map((k) => [k, settings[k]])) };
   });
+  if (out.every((x) => x.quick === false)) c.fail('variants', 'every variant has quick: false: a QUICK run would measure none');
+  return out;
 }
 
-/** A variant's `burst:` -> { kind, from, to, store?, rate (bot) | writers, bulk_size (resubmit) }. */
+/** A variant's `burst:` -> { kind, from, to, store?, group?, rate (bot) | writers, bulk_size (resubmit) }. */
 function checkBurst(c, v, path) {
   const b = c.mapping(v, path, BURST_KEYS);
   const kind = b.kind === undefined ? 'bot' : c.oneOf(b.kind, `${path}.kind`, BURST_KINDS);
@@ -384,6 +395,7 @@ function checkBurst(c, v, path) {
     burst.bulk_size = b.bulk_size === undefined ? 500 : c.integer(b.bulk_size, `${path}.bulk_size`, [10, 5000]);
   }
   if (b.store !== undefined) burst.store = c.oneOf(b.store, `${path}.store`, BURST_STORES);
+  if (b.group !== undefined) burst.group = c.oneOf(b.group, `${path}.group`, BURST_GROUPS);
   return burst;
 }
 
@@ -539,7 +551,7 @@ function checkExpect(c, v, variantNames) {
     }
     const [direction] = forms;
     const many = metrics.length > 1 ? { metrics } : {};
-    if (metrics.length > 1 && !['lower', 'higher', 'decreasing', 'increasing'].includes(direction)) c.fail(`${path}.metric`, `one metric with ${direction} (a list of figures is for lower, higher, decreasing and increasing)`);
+    if (metrics.length > 1 && !['lower', 'higher', 'decreasing', 'increasing', 'at_most', 'at_least'].includes(direction)) c.fail(`${path}.metric`, `one metric with ${direction} (a list of figures is for lower, higher, decreasing, increasing, at_most and at_least)`);
     const [metric] = metrics;
     if (direction === 'linear' || direction === 'peak') {
       // a curve over a numeric variable (data nodes, shards): the variants in order and their x
@@ -557,7 +569,7 @@ function checkExpect(c, v, variantNames) {
       // one variant's figure against a bound (the article's "stays within 10%": at_most 1.1)
       c.required(e.variant, `${path}.variant`, `the variant whose ${metric} is held to the bound`);
       const bound = c.number(e[direction], `${path}.${direction}`, [-1e12, 1e12]);
-      return { claim, metric, form: 'bound', direction, bound, variants: [variant(e.variant, `${path}.variant`)] };
+      return { claim, metric, ...many, form: 'bound', direction, bound, variants: [variant(e.variant, `${path}.variant`)] };
     }
     if (e.variant !== undefined) c.fail(`${path}.variant`, 'only with at_most or at_least (a comparison names its variants in lower/higher and than)');
     if (direction === 'lower' || direction === 'higher') {
@@ -565,8 +577,11 @@ function checkExpect(c, v, variantNames) {
       const subject = variant(e[direction], `${path}.${direction}`);
       const than = variant(e.than, `${path}.than`);
       if (subject === than) c.fail(`${path}.than`, `must be another variant than ${direction}: ${subject}`);
-      return { claim, metric, ...many, form: 'pairwise', direction, variants: [subject, than] };
+      // lower than `times` x the other's (1.15: "within 15% of it"), a non-inferiority margin
+      const times = e.times === undefined ? {} : { times: c.number(e.times, `${path}.times`, [0.01, 100]) };
+      return { claim, metric, ...many, form: 'pairwise', direction, variants: [subject, than], ...times };
     }
+    if (e.times !== undefined) c.fail(`${path}.times`, 'only with lower or higher (a comparison of two variants: lower than `times` x the other\'s)');
     if (e.than !== undefined) c.fail(`${path}.than`, `only with lower or higher (a ${direction} trend lists its variants in order)`);
     const list = c.list(e[direction], `${path}.${direction}`, [2, LIMITS.variants[1]], 'variant names in the expected order');
     const order = list.map((n, j) => variant(n, `${path}.${direction}[${j}]`));
@@ -680,7 +695,11 @@ export function resolveSpec(spec, { quick = false, repeat, orderSeed } = {}) {
     warmup_s: durationSeconds(w.warmup),
     measure_s: durationSeconds(w.measure),
   };
-  const { order, rounds, seed } = measuredOrder(spec.variants, repetitions, { seed: orderSeed ?? randomSeed(), expect: spec.expect });
+  // a QUICK run (the demo) leaves out the variants marked quick: false, and the directions on them
+  const kept = quick ? spec.variants.filter((v) => v.quick !== false) : spec.variants;
+  const leftOut = spec.variants.filter((v) => !kept.includes(v)).map((v) => v.name);
+  const expect = leftOut.length ? spec.expect.filter((e) => e.variants.every((n) => !leftOut.includes(n))) : spec.expect;
+  const { order, rounds, seed } = measuredOrder(kept, repetitions, { seed: orderSeed ?? randomSeed(), expect });
   return {
     name: spec.name,
     file: spec.file,
@@ -690,7 +709,8 @@ export function resolveSpec(spec, { quick = false, repeat, orderSeed } = {}) {
     quick: Boolean(quick),
     dataset,
     lab: spec.lab,
-    variants: spec.variants.map((v) => ({
+    ...(leftOut.length ? { left_out: leftOut } : {}),
+    variants: kept.map((v) => ({
       ...v,
       // many-shards' indices_scale (QUICK: the same sweep with fewer indices)
       settings: { ...v.settings, ...(isManyShards(w) ? { indices: Math.max(1, Math.round(v.settings.indices * w.indices_scale)) } : {}) },
@@ -700,7 +720,7 @@ export function resolveSpec(spec, { quick = false, repeat, orderSeed } = {}) {
     repetitions,
     confidence: spec.confidence,
     report: spec.report,
-    expect: spec.expect,
+    expect,
     order,
     rounds,
     order_seed: seed,

@@ -89,25 +89,32 @@ const ratioEffect = (ci, of) => ({ ratio: ci.ratio, ci_low: ci.low, ci_high: ci.
 
 // --- the forms: each -> { base: { test, p_value, p_value_opposite, statistic, means, effect }, say } ---
 
+// `times` (a margin, e.g. 1.15: "lower than 1.15 x the other's", within 15% of it): the test
+// compares the subject's values with the other's scaled by it, a non-inferiority test on the
+// ratio; its level holds when the two differ by a scale (test/calibration.test.js)
 function pairwiseOne(e, metric, samples, confidence) {
   const [subject, than] = e.variants;
+  const k = e.times ?? 1;
   const [a, b] = [samples[subject], samples[than]];
+  const bk = b.map((x) => x * k);
   const alt = { lower: 'less', higher: 'greater' };
-  const expected = mannWhitneyU(a, b, { alternative: alt[e.direction] });
-  const opposite = mannWhitneyU(a, b, { alternative: alt[OPPOSITE[e.direction]] });
+  const expected = mannWhitneyU(a, bk, { alternative: alt[e.direction] });
+  const opposite = mannWhitneyU(a, bk, { alternative: alt[OPPOSITE[e.direction]] });
   const ci = ratioCI(a, b, { confidence });
   const { unit } = metricDef(metric);
-  const means = `mean ${fmtWithUnit(mean(a), unit)} vs ${fmtWithUnit(mean(b), unit)}`;
-  const separated = (dir) => (dir === 'lower' ? Math.max(...a) < Math.min(...b) : Math.min(...a) > Math.max(...b));
+  const scaled = k === 1 ? '' : ` (x${fmtNumber(k)}: ${fmtWithUnit(mean(bk), unit)})`;
+  const means = `mean ${fmtWithUnit(mean(a), unit)} vs ${fmtWithUnit(mean(b), unit)}${scaled}`;
+  const separated = (dir) => (dir === 'lower' ? Math.max(...a) < Math.min(...bk) : Math.min(...a) > Math.max(...bk));
+  const of = k === 1 ? `${than}'s` : `${fmtNumber(k)} x ${than}'s`;
   return {
     metric,
-    test: `Mann-Whitney U, one-sided, ${expected.method === 'normal' ? 'normal approximation' : 'exact'}`,
+    test: `Mann-Whitney U, one-sided, ${expected.method === 'normal' ? 'normal approximation' : 'exact'}${k === 1 ? '' : `, against ${than}'s values x ${fmtNumber(k)}`}`,
     p_value: expected.p,
     p_value_opposite: opposite.p,
     statistic: { u: expected.u },
     means: { [subject]: mean(a), [than]: mean(b) },
     effect: ratioEffect(ci),
-    said: (dir) => `${subject}'s ${metric} was ${WORD[dir]} ${than}'s${separated(dir) ? ' in every repetition' : ''} (${means}, ratio ${fmtNumber(ci.ratio)} ${ciText(ci, confidence)})`,
+    said: (dir) => `${subject}'s ${metric} was ${WORD[dir]} ${of}${separated(dir) ? ' in every repetition' : ''} (${means}, ratio ${fmtNumber(ci.ratio)} ${ciText(ci, confidence)})`,
     means_text: means,
   };
 }
@@ -162,7 +169,7 @@ function ranked(one) {
       say: {
         reproduced: (adj) => `${both((x) => x.said(e.direction))}: p = ${pText(p, adj)}`,
         notReproduced: (adj) => `the opposite held: ${both((x) => x.said(OPPOSITE[e.direction]))}: p = ${pText(pOpp, adj)} for the opposite direction`,
-        unclear: (adj, adjOpp) => `no clear ${e.form === 'pairwise' ? 'difference' : 'trend'}: p = ${pText(p, adj)} for ${e.form === 'pairwise' ? `${e.variants[0]}'s ${metrics.join(' and ')} ${WORD[e.direction]} ${e.variants[1]}'s` : `${metrics.join(' and ')} ${e.direction} along ${e.variants.join(', ')}`}, ${pText(pOpp, adjOpp)} for ${e.form === 'pairwise' ? WORD[OPPOSITE[e.direction]] : OPPOSITE[e.direction]} (${each.map((x) => x.means_text).join('; ')})`,
+        unclear: (adj, adjOpp) => `no clear ${e.form === 'pairwise' ? 'difference' : 'trend'}: p = ${pText(p, adj)} for ${e.form === 'pairwise' ? `${e.variants[0]}'s ${metrics.join(' and ')} ${WORD[e.direction]} ${e.times ? `${fmtNumber(e.times)} x ` : ''}${e.variants[1]}'s` : `${metrics.join(' and ')} ${e.direction} along ${e.variants.join(', ')}`}, ${pText(pOpp, adjOpp)} for ${e.form === 'pairwise' ? WORD[OPPOSITE[e.direction]] : OPPOSITE[e.direction]} (${each.map((x) => x.means_text).join('; ')})`,
       },
     };
   };
@@ -174,31 +181,55 @@ function pText(raw, adj) {
   return `${fmtP(raw)} (${fmtP(adj)} after Holm)`;
 }
 
-// One variant's mean against a bound: Student's t, one-sided.
-function bound(e, samples, confidence) {
+// One variant's mean against a bound: Student's t, one-sided; over one or more figures of the
+// same windows (the client's p95 and Elasticsearch's own), each figure's test, the larger p of
+// each side deciding, as for the ranked forms.
+function boundOne(e, metric, xs, confidence) {
   const [v] = e.variants;
-  const xs = samples[e.metric][v];
-  const { unit } = metricDef(e.metric);
+  const { unit } = metricDef(metric);
   const b = tMeanBound(xs, e.bound, { confidence });
   const most = e.direction === 'at_most';
   const values = `${xs.map((x) => fmtNumber(x)).join(', ')}${unit && unit !== 'ratio' && unit !== 'x' ? ` ${unit}` : ''}`;
   const interval = `mean ${fmtNumber(b.mean)}, one-sided ${Math.round(confidence * 100)}% bound ${fmtNumber(most ? b.high : b.low)}`;
   const word = most ? 'at most' : 'at least';
-  const p = most ? b.pAbove : b.pBelow;
-  const pOpp = most ? b.pBelow : b.pAbove;
+  return {
+    metric,
+    test: "Student's t on the mean over the repetitions, one-sided",
+    p_value: most ? b.pAbove : b.pBelow,
+    p_value_opposite: most ? b.pBelow : b.pAbove,
+    statistic: { bound: e.bound, low: b.low, high: b.high, df: b.df },
+    means: { [v]: b.mean },
+    effect: null,
+    held: `${v}'s ${metric} stayed ${word} ${fmtNumber(e.bound)} (${interval}; repetitions ${values})`,
+    broken: `${v}'s ${metric} was ${most ? 'above' : 'below'} ${fmtNumber(e.bound)} (${interval}; repetitions ${values})`,
+    // left open: the wrapper closes it with the p-values (one figure) or a parenthesis (several)
+    unclear: `${v}'s ${metric} is not clearly ${word} ${fmtNumber(e.bound)}: ${interval} (repetitions ${values}`,
+  };
+}
+
+function bound(e, samples, confidence) {
+  const metrics = e.metrics ?? [e.metric];
+  const each = metrics.map((m) => boundOne(e, m, samples[m][e.variants[0]], confidence));
+  const p = Math.max(...each.map((x) => x.p_value));
+  const pOpp = Math.max(...each.map((x) => x.p_value_opposite));
+  const rest = ({ held, broken, unclear, ...r }) => r;
+  const [first] = each;
   return {
     base: {
-      test: "Student's t on the mean over the repetitions, one-sided",
+      ...rest(first),
+      test: first.test + (each.length > 1 ? `, on each of ${metrics.join(' and ')} (the larger p decides)` : ''),
       p_value: p,
       p_value_opposite: pOpp,
-      statistic: { bound: e.bound, low: b.low, high: b.high, df: b.df },
-      means: { [v]: b.mean },
-      effect: null,
+      ...(each.length > 1 ? { figures: each.map(rest) } : {}),
     },
     say: {
-      reproduced: (adj) => `${v}'s ${e.metric} stayed ${word} ${fmtNumber(e.bound)} (${interval}; repetitions ${values}): p = ${pText(p, adj)}`,
-      notReproduced: (adj) => `${v}'s ${e.metric} was ${most ? 'above' : 'below'} ${fmtNumber(e.bound)} (${interval}; repetitions ${values}): p = ${pText(pOpp, adj)}`,
-      unclear: (adj, adjOpp) => `${v}'s ${e.metric} is not clearly ${word} ${fmtNumber(e.bound)}: ${interval} (repetitions ${values}; p = ${pText(p, adj)}, ${pText(pOpp, adjOpp)} for the opposite); more repetitions (REPEAT=) narrow the bound`,
+      reproduced: (adj) => `${each.map((x) => x.held).join('; and ')}: p = ${pText(p, adj)}`,
+      notReproduced: (adj) => `${each.map((x) => x.broken).join('; and ')}: p = ${pText(pOpp, adj)}`,
+      unclear: (adj, adjOpp) => {
+        const ps = `p = ${pText(p, adj)}, ${pText(pOpp, adjOpp)} for the opposite`;
+        const what = each.length === 1 ? `${first.unclear}; ${ps})` : `${each.map((x) => `${x.unclear})`).join('; ')} (${ps})`;
+        return `${what}; more repetitions (REPEAT=) narrow the bound`;
+      },
     },
   };
 }
@@ -388,7 +419,7 @@ export function verdicts(plan, variantsFigures, { reasons } = {}) {
   const computed = plan.expect.map((e) => {
     const head = {
       claim: e.claim, metric: e.metric, ...(e.metrics ? { metrics: [...e.metrics] } : {}), form: e.form, direction: e.direction, variants: [...e.variants],
-      ...(e.form === 'bound' ? { bound: e.bound } : {}), ...(e.x ? { x: [...e.x], x_label: e.x_label ?? 'x' } : {}),
+      ...(e.form === 'bound' ? { bound: e.bound } : {}), ...(e.times ? { times: e.times } : {}), ...(e.x ? { x: [...e.x], x_label: e.x_label ?? 'x' } : {}),
     };
     const min = minRepetitions(e, alpha);
     const none = (reason) => ({ head, result: { result: 'inconclusive', test: TEST_NAMES[e.form], p_value: null, p_value_opposite: null, statistic: null, means: null, effect: null, reason }, min });

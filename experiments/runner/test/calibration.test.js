@@ -43,6 +43,20 @@ test('pairwise on two figures of the same windows (average and p95): one directi
   held(r, 'pairwise, two figures');
 });
 
+test('pairwise with a margin (times 1.15, 4 against 4): a true ratio on the margin is called within it, or above it, at most 5% of the time each', () => {
+  // a non-inferiority test on the ratio: the subject's figures 1.15 times the other's in truth
+  // (the same spread relative to the mean: a scale family, as latencies are)
+  const z = normalStream(16);
+  const counts = { reproduced: 0, not_reproduced: 0 };
+  const plan = { confidence: 1 - ALPHA, expect: [{ claim: 'm', metric: 'avg_ms', form: 'pairwise', direction: 'lower', variants: ['a', 'b'], times: 1.15 }] };
+  for (let d = 0; d < DRAWS; d++) {
+    const draw = (m) => Array.from({ length: 4 }, () => ({ avg_ms: m * Math.exp(0.1 * z()) }));
+    const [v] = verdicts(plan, { a: draw(115), b: draw(100) });
+    if (v.result in counts) counts[v.result]++;
+  }
+  held({ reproduced: counts.reproduced / DRAWS, not_reproduced: counts.not_reproduced / DRAWS }, 'pairwise with a margin');
+});
+
 test('trend (Jonckheere-Terpstra, 3 variants x 3): no trend is called either way at most 5% of the time', () => {
   const r = rates([{ claim: 't', metric: 'avg_ms', form: 'trend', direction: 'decreasing', variants: ['a', 'b', 'c'] }], { variants: ['a', 'b', 'c'], reps: 3, mean: 100, seed: 13 });
   held(r, 'trend');
@@ -52,6 +66,22 @@ test('bound (Student t, 4 repetitions): a true mean on the bound is called held 
   // the bootstrap bound it replaces called "reproduced" 18.9% of the time here at 3 repetitions
   const r = rates([{ claim: 'b', metric: 'avg_ms', form: 'bound', direction: 'at_most', bound: 100, variants: ['a'] }], { variants: ['a'], reps: 4, mean: 100, seed: 14 });
   held(r, 'bound');
+});
+
+test('bound on two figures of the same windows: a true mean on the bound is still called held or broken at most 5% of the time each', () => {
+  // both figures' true means on the bound (the client's and the cluster's after-ratio, correlated)
+  const z = normalStream(15);
+  const counts = { reproduced: 0, not_reproduced: 0 };
+  const plan = { confidence: 1 - ALPHA, expect: [{ claim: 'b', metric: 'avg_ms', metrics: ['avg_ms', 'p95_ms'], form: 'bound', direction: 'at_most', bound: 100, variants: ['a'] }] };
+  for (let d = 0; d < DRAWS; d++) {
+    const reps = Array.from({ length: 4 }, () => {
+      const shared = z();
+      return { avg_ms: 100 + 10 * (0.7 * shared + 0.71 * z()), p95_ms: 100 + 10 * (0.7 * shared + 0.71 * z()) };
+    });
+    const [v] = verdicts(plan, { a: reps });
+    if (v.result in counts) counts[v.result]++;
+  }
+  held({ reproduced: counts.reproduced / DRAWS, not_reproduced: counts.not_reproduced / DRAWS }, 'bound, two figures');
 });
 
 test('linear (slope t-test and lack of fit, 4 x values x 3): a flat line is called a line or a non-line at most 5% of the time each', () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { RunError } from '../src/errors.js';
 import { planExperiment } from '../src/power.js';
-import { BEGIN, END, publishedRuns, publishedTable, storedRuns, verdictCell, withTable } from '../src/published.js';
+import { BEGIN, END, RUN_TIMES_BEGIN, RUN_TIMES_END, publishedRuns, publishedTable, runTimesTable, storedRuns, verdictCell, withTable } from '../src/published.js';
 import { chartsOf } from '../src/report.js';
 import { planOf } from '../src/run.js';
 import { positionEffect, smokeOf } from '../src/run/finalize.js';
@@ -127,6 +127,27 @@ test('the published-runs table comes from the committed results.json: every verd
   assert.equal(withTable('no markers', 'T'), null);
 });
 
+test("the run-times table: each published run's wall time and CPU from its results.json, a run over the budget and a k6-era run said so", () => {
+  const run = (name, extra) => ({ name, results: { started_at: '2026-11-27T16:34:41.117Z', variants: [{}, {}], plan: { repetitions: 4, rounds: 4 }, lab: { mode: 'own', starts: [{}] }, ...extra } });
+  const table = runTimesTable([
+    run('azure-refresh', { environment: { load_engine: { name: 'locust', version: '2.47.0' } }, runner: { cpu_percent: 0.2, generator_cpu_percent: 1, wall_seconds: 820 } }),
+    run('noisy-neighbour', { environment: { load_engine: { name: 'locust' } }, runner: { cpu_percent: 0.4, generator_cpu_percent: 10.9, wall_seconds: 2170 } }),
+    run('h2-split-index', { plan: { repetitions: 3 }, lab: { mode: 'own', starts: [] }, runner: { cpu_percent: 0.5, k6_cpu_percent: 9.5, wall_seconds: 1093 } }),
+  ], { linkBase: '../experiments/results/' }).split('\n');
+  assert.equal(lines0(table), '| run | date | variants x repetitions | lab | wall time | runner CPU | load generator CPU |');
+  assert.deepEqual(table.slice(2), [
+    '| [azure-refresh](../experiments/results/azure-refresh/report.md) | 2026-11-27 | 2 x 4, a cold round first | own (1 start) | 14 min | 0.2% | 1% (Locust) |',
+    '| [noisy-neighbour](../experiments/results/noisy-neighbour/report.md) | 2026-11-27 | 2 x 4, a cold round first | own (1 start) | 36 min, over the 30-min budget | 0.4% | 10.9% (Locust) |',
+    '| [h2-split-index](../experiments/results/h2-split-index/report.md) | 2026-11-27 | 2 x 3 | own | 18 min | 0.5% | 9.5% (k6) |',
+  ]);
+  const text = `a\n${RUN_TIMES_BEGIN}\nold\n${RUN_TIMES_END}\n`;
+  assert.equal(withTable(text, 'T', { begin: RUN_TIMES_BEGIN, end: RUN_TIMES_END }), `a\n${RUN_TIMES_BEGIN}\nT\n${RUN_TIMES_END}\n`);
+  // the published-runs markers are not the run-times ones
+  assert.equal(withTable(text, 'T'), null);
+});
+
+const lines0 = (lines) => lines[0];
+
 test('stored runs: committed and local, optionally of one experiment, with their verdicts counted', () => {
   const { root } = resultsRoot();
   const local = mkdtempSync(join(tmpdir(), 'local-'));
@@ -161,12 +182,14 @@ test('the planner: from a committed run\'s spread, the repetitions that reach 80
 
 const REPO = new URL('../../../', import.meta.url).pathname;
 
-test('README.md and experiments/README.md carry the table of the committed results, as make render writes it', () => {
+test('README.md and experiments/README.md carry the table of the committed results, docs/benchmarks.md their run times, as make render writes them', () => {
   const runs = publishedRuns(join(REPO, 'experiments/results'));
   for (const [file, linkBase] of [['README.md', 'experiments/results/'], ['experiments/README.md', 'results/']]) {
     const text = readFileSync(join(REPO, file), 'utf8');
     assert.equal(withTable(text, publishedTable(runs, { linkBase })), text, `${file} is stale: make render`);
   }
+  const bench = readFileSync(join(REPO, 'docs/benchmarks.md'), 'utf8');
+  assert.equal(withTable(bench, runTimesTable(runs, { linkBase: '../experiments/results/' }), { begin: RUN_TIMES_BEGIN, end: RUN_TIMES_END }), bench, 'docs/benchmarks.md is stale: make render');
 });
 
 test('bin/published-runs --check fails naming a hand-edited table; without --check it repairs it', () => {
@@ -175,6 +198,7 @@ test('bin/published-runs --check fails naming a hand-edited table; without --che
   mkdirSync(join(root, 'experiments/runner'), { recursive: true });
   cpSync(join(REPO, 'README.md'), join(root, 'README.md'));
   cpSync(join(REPO, 'experiments/README.md'), join(root, 'experiments/README.md'));
+  cpSync(join(REPO, 'docs/benchmarks.md'), join(root, 'docs/benchmarks.md'));
   cpSync(join(REPO, 'experiments/results'), join(root, 'experiments/results'), { recursive: true });
   for (const d of ['bin', 'src', 'package.json']) cpSync(join(REPO, 'experiments/runner', d), join(root, 'experiments/runner', d), { recursive: true });
   symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'));
@@ -186,6 +210,10 @@ test('bin/published-runs --check fails naming a hand-edited table; without --che
   const stale = gen('--check');
   assert.equal(stale.status, 1);
   assert.match(stale.stderr, /^stale: README\.md \(differs from what experiments\/results\/\*\/results\.json renders\)$/m);
+  // a run time typed into docs/benchmarks.md by hand is found too
+  const bench = join(root, 'docs/benchmarks.md');
+  writeFileSync(bench, readFileSync(bench, 'utf8').replace(/\| [0-9]+ min/, '| 999 min'));
+  assert.match(gen('--check').stderr, /^stale: docs\/benchmarks\.md /m);
   assert.equal(gen().status, 0);
   assert.equal(gen('--check').status, 0, 'repaired');
   writeFileSync(readme, '# no markers\n');

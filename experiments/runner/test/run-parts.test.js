@@ -262,6 +262,19 @@ test('two labs differ in structure only when their nodes, roles or groups do', (
   assert.notEqual(structureOf(base), structureOf({ ...base, ES_DATA_1_GROUP: 'g2' }));
 });
 
+test('closed loop: the stores placed odd on the first group, even on the second; a control\'s burst store on the other group from the start', async () => {
+  const { placeStores } = await import('../src/run/isolation.js');
+  const calls = [];
+  const api = { call: async (method, path, body) => { calls.push(body); return { index: `idx-${body.group}` }; } };
+  const tenants = [1, 2, 3, 4].map((n, index) => ({ index, id: `s${n}`, name: `s${n}`, expected_products: 10 * n, traffic_weight: 1 }));
+  const same = await placeStores(api, { tenants, groups: ['g1', 'g2'], target: 's3' });
+  assert.deepEqual(same.tenants.map((t) => [t.id, t.group, t.set]), [['s1', 'g1', 'odd'], ['s2', 'g2', 'even'], ['s3', 'g1', 'target'], ['s4', 'g2', 'even']]);
+  calls.length = 0;
+  const control = await placeStores(api, { tenants, groups: ['g1', 'g2'], target: 's3', targetGroup: 'g2' });
+  assert.deepEqual(control.tenants.map((t) => [t.id, t.group, t.set]), [['s1', 'g1', 'odd'], ['s2', 'g2', 'even'], ['s3', 'g2', 'target'], ['s4', 'g2', 'even']]);
+  assert.equal(calls.find((b) => b.id === 's3').group, 'g2');
+});
+
 test('closed loop: the burst store is the smallest or biggest odd store', async () => {
   const { burstTarget } = await import('../src/run/isolation.js');
   const ts = [30, 5, 20, 1, 8].map((n, index) => ({ index, id: `s${index + 1}`, expected_products: n }));

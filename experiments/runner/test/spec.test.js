@@ -77,7 +77,7 @@ test('REPEAT overrides repetitions and is checked', () => {
 test('file-level errors: one line naming file, field and what is allowed', () => {
   throwsSpec(() => loadSpec(fixture('bad-shards-zero')), `${shownPath(fixture('bad-shards-zero'))}: variants[2].shards: must be a positive integer (got 0)`);
   throwsSpec(() => loadSpec(fixture('bad-typo')),
-    `${shownPath(fixture('bad-typo'))}: variants[1].shard: unknown key; did you mean shards? (allowed: name, label, lab, burst, isolate, indices, shards, replicas, refresh_interval, group, assign, segments)`);
+    `${shownPath(fixture('bad-typo'))}: variants[1].shard: unknown key; did you mean shards? (allowed: name, label, lab, burst, isolate, quick, indices, shards, replicas, refresh_interval, group, assign, segments)`);
   throwsSpec(() => loadSpec(fixture('bad-name')), `${shownPath(fixture('bad-name'))}: name: must equal the file's base name "bad-name" (got "another-name")`);
   throwsSpec(() => loadSpec(fixture('no-such-spec')), `${shownPath(fixture('no-such-spec'))}: no such file`);
   assert.throws(() => loadSpec(fixture('bad-yaml')), (err) => {
@@ -143,9 +143,11 @@ const cases = [
   ['expectation of no variant', (d) => { d.expect[0].than = 'c'; }, 'expect[0].than: must be a variant name: a, b (got "c")'],
   ['expectation against itself', (d) => { d.expect[0].than = 'b'; }, 'expect[0].than: must be another variant than lower: b'],
   ['than without pair', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', decreasing: ['a', 'b'], than: 'a' }; }, 'expect[0].than: only with lower or higher (a decreasing trend lists its variants in order)'],
+  ['times of nothing', (d) => { d.expect[0].times = 0; }, 'expect[0].times: must be a number from 0.01 to 100 (got 0)'],
+  ['times without pair', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', decreasing: ['a', 'b'], times: 1.15 }; }, "expect[0].times: only with lower or higher (a comparison of two variants: lower than `times` x the other's)"],
   ['trend repeats', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', decreasing: ['a', 'a'] }; }, 'expect[0].decreasing[1]: "a" is listed twice'],
   ['trend of one', (d) => { d.expect[0] = { claim: 'x', metric: 'avg_ms', increasing: ['a'] }; }, 'expect[0].increasing: must list 2 to 12 variant names in the expected order (got 1)'],
-  ['expectation typo', (d) => { d.expect[0].lowr = 'b'; }, 'expect[0].lowr: unknown key; did you mean lower? (allowed: claim, metric, lower, higher, than, decreasing, increasing, variant, at_most, at_least, linear, peak, x, x_label)'],
+  ['expectation typo', (d) => { d.expect[0].lowr = 'b'; }, 'expect[0].lowr: unknown key; did you mean lower? (allowed: claim, metric, lower, higher, than, times, decreasing, increasing, variant, at_most, at_least, linear, peak, x, x_label)'],
   ['burst store', (d) => { d.variants[0].burst = { from: 0.2, to: 1, store: 'random' }; }, 'variants[0].burst.store: must be one of biggest, smallest (got "random")'],
   ['isolate without burst', (d) => { Object.assign(d.variants[0], { indices: 2, assign: 'odd-even', group: 'spread', isolate: { objective_ms: 10 } }); }, 'variants[0].isolate: needs a burst in the same variant: the allocator isolates the store the burst makes hot'],
   ['isolate on one index', (d) => { Object.assign(d.variants[0], { burst: { from: 0.2, to: 1 }, isolate: { objective_ms: 10 } }); }, 'variants[0].isolate: places odd stores on the first group and even stores on the second: set group: spread and assign: odd-even (got group: all, assign: all)'],
@@ -158,6 +160,9 @@ const cases = [
   ['isolate min rise', (d) => { loop(d, { min_rise_ms: -5 }); }, 'variants[0].isolate.min_rise_ms: must be a number from 0 to 100000 (got -5)'],
   ['isolate share rise', (d) => { loop(d, { share_rise: 1 }); }, 'variants[0].isolate.share_rise: must be a number from 0 to 0.99 (got 1)'],
   ['isolate share rise sd', (d) => { loop(d, { share_rise_sd: -1 }); }, 'variants[0].isolate.share_rise_sd: must be a number from 0 to 10 (got -1)'],
+  ['control that moves', (d) => { loop(d, {}); d.variants[0].burst.group = 'other'; }, 'variants[0].burst.group: other (the burst store on the other group from the start, a control) needs isolate.auto: false: a control is never moved'],
+  ['burst group typo', (d) => { loop(d, { auto: false }); d.variants[0].burst.group = 'g2'; }, 'variants[0].burst.group: must be one of same, other (got "g2")'],
+  ['burst group without a loop', (d) => { Object.assign(d.variants[0], { burst: { from: 0.2, to: 1, group: 'other' } }); }, 'variants[0].burst.group: only with isolate (the allocator places the stores: odd on the first group, even on the second)'],
   ['isolate baseline shorter than the window', (d) => { loop(d, { window: '30s', baseline: '20s' }); }, 'variants[0].isolate.baseline: must be from the window (30s) to 24h (got "20s")'],
   ['isolate baseline in part seconds', (d) => { loop(d, { baseline: '90.5s' }); }, 'variants[0].isolate.baseline: must be whole seconds, like 120s or 10m (got "90.5s")'],
   ['isolate baseline not a duration', (d) => { loop(d, { baseline: 120 }); }, 'variants[0].isolate.baseline: must be a duration like 30s, 2m or 1m30s (got 120)'],
@@ -234,10 +239,15 @@ test('the delivered experiments are valid and fit the 30 minutes of a full run e
     assert.equal(full.dataset.profile, 'demo');
     assert.deepEqual([resolveSpec(s, { quick: true }).dataset.profile, resolveSpec(s, { quick: true }).dataset.scale], ['ci', 0.05]);
   }
-  // the closed loop: the same burst on the smallest odd store, moved by the allocator or left alone
+  // the closed loop: the same burst on the smallest odd store, moved by the allocator or left
+  // alone, and the control: that store on the other group from the start, left out of QUICK runs
   const nn = all[4];
-  assert.deepEqual(nn.variants.map((v) => [v.name, v.isolate.auto, v.burst.kind, v.burst.store, v.settings.group, v.settings.assign]), [
-    ['isolated', true, 'bot', 'smallest', 'spread', 'odd-even'], ['left-alone', false, 'bot', 'smallest', 'spread', 'odd-even']]);
+  assert.deepEqual(nn.variants.map((v) => [v.name, v.isolate.auto, v.burst.kind, v.burst.store, v.burst.group ?? 'same', v.quick ?? true, v.settings.group, v.settings.assign]), [
+    ['isolated', true, 'bot', 'smallest', 'same', true, 'spread', 'odd-even'], ['left-alone', false, 'bot', 'smallest', 'same', true, 'spread', 'odd-even'],
+    ['elsewhere', false, 'bot', 'smallest', 'other', false, 'spread', 'odd-even']]);
+  const demo = resolveSpec(nn, { quick: true });
+  assert.deepEqual([demo.variants.map((v) => v.name), demo.left_out, demo.expect.length, resolveSpec(nn).expect.length], [['isolated', 'left-alone'], ['elsewhere'], 2, 3]);
+  assert.equal(resolveSpec(nn).left_out, undefined);
   // the noisy writer: the same loop, the biggest odd store's catalogue re-submitted instead of crawled
   const nw = all[5];
   assert.deepEqual(nw.variants.map((v) => [v.name, v.isolate.auto, v.burst]), [
@@ -248,7 +258,9 @@ test('the delivered experiments are valid and fit the 30 minutes of a full run e
     assert.deepEqual({ window_s, relative, min_rise_ms, baseline_s, probe_interval_ms }, { window_s: 15, relative: 1.2, min_rise_ms: 5, baseline_s: 300, probe_interval_ms: 250 });
     assert.deepEqual(s.variants[1].isolate, { ...s.variants[0].isolate, auto: false }, `${s.name}: the variants differ only in auto`);
   }
-  assert.deepEqual([nw.dataset, nw.workload.scenario, nw.repetitions, nw.report, nw.expect.map((e) => [e.metric, e.form])], [nn.dataset, nn.workload.scenario, nn.repetitions, nn.report, nn.expect.map((e) => [e.metric, e.form])]);
+  // the writer's two directions are the bot's first two (the bot's third is on its control)
+  assert.deepEqual([nw.dataset, nw.workload.scenario, nw.repetitions, nw.report, nw.expect.map((e) => [e.metrics, e.form])], [nn.dataset, nn.workload.scenario, nn.repetitions, nn.report, nn.expect.slice(0, 2).map((e) => [e.metrics, e.form])]);
+  assert.deepEqual(nn.expect[2], { ...nn.expect[1], claim: nn.expect[2].claim, variants: ['isolated', 'elsewhere'], times: 1.15 });
   // the bot's shoppers arrive at a rate (an open model below saturation); the writer's window
   // outlasts the move of the biggest store
   assert.deepEqual([nn.workload.model, nn.workload.rate, nw.workload.measure], ['open', 120, '150s']);

@@ -179,6 +179,40 @@ test('bound: a variant\'s mean held to a figure by Student\'s t, one-sided', () 
   assert.equal(v.result, 'inconclusive');
 });
 
+test('bound on two figures of the same windows (the client\'s p95 and Elasticsearch\'s took): held only when both hold', () => {
+  const plan = { confidence: 0.95, expect: [{ claim: 'back within 15%', metric: 'neighbours.after_ratio', metrics: ['neighbours.after_ratio', 'neighbours_es.after_ratio'], form: 'bound', direction: 'at_most', bound: 1.15, variants: ['iso'] }] };
+  const reps = (pairs) => ({ iso: pairs.map(([a, b]) => ({ neighbours: { after_ratio: a }, neighbours_es: { after_ratio: b } })) });
+  let [v] = verdicts(plan, reps([[1.01, 1.0], [1.03, 1.02], [1.05, 1.04], [1.02, 1.01]]));
+  assert.equal(v.result, 'reproduced');
+  assert.deepEqual([v.metrics, v.figures.length], [['neighbours.after_ratio', 'neighbours_es.after_ratio'], 2]);
+  assert.match(v.test, /on each of neighbours\.after_ratio and neighbours_es\.after_ratio \(the larger p decides\)/);
+  assert.match(v.reason, /iso's neighbours\.after_ratio stayed at most 1\.15 .*; and iso's neighbours_es\.after_ratio stayed at most 1\.15 .*: p = /);
+  // one figure held, the other clearly above: neither reproduced nor its opposite
+  [v] = verdicts(plan, reps([[1.01, 2.1], [1.03, 2.3], [1.05, 2.0], [1.02, 2.2]]));
+  assert.equal(v.result, 'inconclusive');
+  assert.match(v.reason, /neighbours\.after_ratio is not clearly at most 1\.15: .*\); iso's neighbours_es\.after_ratio is not clearly .*\) \(p = .* for the opposite\); more repetitions/);
+  // both above: not reproduced, each said
+  [v] = verdicts(plan, reps([[2.1, 2.1], [2.3, 2.3], [2.0, 2.0], [2.2, 2.2]]));
+  assert.equal(v.result, 'not_reproduced');
+  assert.match(v.reason, /neighbours\.after_ratio was above 1\.15 .*; and iso's neighbours_es\.after_ratio was above 1\.15/);
+});
+
+test('pairwise with a margin (times): lower than 1.15 x the other\'s, the values compared with the other\'s scaled', () => {
+  const plan = { confidence: 0.95, expect: [{ claim: 'within 15% of the control', metric: 'p95_ms', form: 'pairwise', direction: 'lower', variants: ['iso', 'ctl'], times: 1.15 }] };
+  // 5% above the control in every repetition: within the margin, every value under 1.15 x every control value
+  let [v] = verdicts(plan, { iso: figs(105, 106, 104, 105.5), ctl: figs(100, 101, 99.5, 100.5) });
+  assert.deepEqual([v.result, v.times, v.p_value], ['reproduced', 1.15, 1 / 70]);
+  assert.match(v.test, /against ctl's values x 1\.15$/);
+  assert.match(v.reason, /^iso's p95_ms was below 1\.15 x ctl's in every repetition \(mean 105 ms vs 100 ms \(x1\.15: 115 ms\), ratio 1\.05 /);
+  // 30% above it: not within 15%, said as the opposite
+  [v] = verdicts(plan, { iso: figs(130, 131, 129, 130.5), ctl: figs(100, 101, 99.5, 100.5) });
+  assert.equal(v.result, 'not_reproduced');
+  assert.match(v.reason, /was above 1\.15 x ctl's in every repetition/);
+  // the same data without the margin: plainly higher
+  [v] = verdicts({ ...plan, expect: [{ ...plan.expect[0], times: undefined }] }, { iso: figs(105, 106, 104, 105.5), ctl: figs(100, 101, 99.5, 100.5) });
+  assert.equal(v.result, 'not_reproduced');
+});
+
 // ---- curves over a numeric variable: linear (appbase-write-scaling), peak (azure-shard-count)
 const ing = (...docs) => docs.map((d) => ({ ingest: { docs_per_s: d } }));
 const linearPlan = () => ({

@@ -69,14 +69,15 @@ export async function startAllocator({ esUrl, prefix, isolate, dir, variant }) {
 
 /**
  * Places the stores through the allocator: odd store numbers on `groups[0]`, even on
- * `groups[1]`, shared indices. Returns the layout's names as layout.js's layoutNames does, the
+ * `groups[1]`, shared indices; the burst store on `targetGroup` when given (a control's: on the
+ * other group from the start). Returns the layout's names as layout.js's layoutNames does, the
  * burst store marked `set: 'target'` (its own traffic is neither half's).
  */
-export async function placeStores(api, { tenants, groups, target }) {
+export async function placeStores(api, { tenants, groups, target, targetGroup = null }) {
   const out = [];
   for (const t of tenants) {
     const set = (t.index + 1) % 2 === 1 ? 'odd' : 'even';
-    const group = set === 'odd' ? groups[0] : groups[1];
+    const group = t.id === target && targetGroup ? targetGroup : set === 'odd' ? groups[0] : groups[1];
     const placed = await api.call('POST', '/tenants', { id: t.id, name: t.name, expected_products: t.expected_products, traffic_weight: t.traffic_weight, group, dedicated: false });
     out.push({ id: t.id, alias: aliasFor(t.id), index: placed.index, group, set: t.id === target ? 'target' : set, weight: t.traffic_weight, documents: t.expected_products });
   }

@@ -119,8 +119,10 @@ async function placeByAllocator(run, v, groups) {
   layouts.allocators.set(v.name, alloc);
   const vt = layouts.loopTenants.get(v.name);
   const target = burstTarget(vt, v.burst.store);
-  const n = await placeStores(alloc.api, { tenants: vt, groups, target });
-  n.target = target;
+  // the burst store's home: with its odd neighbours, or (a control) on the other group
+  const home = v.burst.group === 'other' ? groups[1] : groups[0];
+  const n = await placeStores(alloc.api, { tenants: vt, groups, target, targetGroup: home });
+  Object.assign(n, { target, home });
   layouts.loopGroups.set(v.name, groups.slice(0, 2));
   // as createLayout does for its own indices: no replica and no refresh while loading (the
   // store-stats cache stays the default: it is not a dynamic setting, so the layout's median
@@ -136,6 +138,6 @@ async function placeByAllocator(run, v, groups) {
     t.es_url = urls.length ? urls[i % urls.length] : lab.esUrl;
   });
   layouts.loopRoutes.set(v.name, Object.keys(routes).length ? { GROUP_URLS: JSON.stringify(routes), ALLOCATOR_URL: alloc.url, FOLLOW_S: '1' } : {});
-  log(`  ${v.name}: ${n.tenants.length} stores placed by the allocator at ${alloc.url} in ${n.indices.length} indices; burst store ${target} (${v.burst.store ?? 'biggest'} odd store) on ${groups[0]}${run.narrate ? `; watch it live: make watch URL=${alloc.url}` : ''}`);
+  log(`  ${v.name}: ${n.tenants.length} stores placed by the allocator at ${alloc.url} in ${n.indices.length} indices; burst store ${target} (${v.burst.store ?? 'biggest'} odd store) on ${home}${home === groups[0] ? '' : ` (the other group from the start: a control)`}${run.narrate ? `; watch it live: make watch URL=${alloc.url}` : ''}`);
   return n;
 }

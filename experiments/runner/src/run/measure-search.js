@@ -37,14 +37,15 @@ export async function measureSearch(run, variant, i, repDir, rep) {
   const { client } = lab;
   let before = null, sampler = null, cpu0 = null, watch = null;
   const alloc = layouts.allocators.get(variant.name);
-  const loop = variant.isolate && alloc ? { target: layouts.names.get(variant.name).target, groups: layouts.loopGroups.get(variant.name) } : null;
+  const names = layouts.names.get(variant.name);
+  const loop = variant.isolate && alloc ? { target: names.target, home: names.home ?? layouts.loopGroups.get(variant.name)[0], groups: layouts.loopGroups.get(variant.name) } : null;
   try {
     if (loop) {
       const c = await awaitClear(alloc.api, loop.target, { timeoutMs: 60000, signal: run.signal });
       run.check();
       if (c.waited_s > 1 || !c.clear) log(`  ${c.clear ? `waited ${c.waited_s} s for` : `after ${c.waited_s} s, still not`} the allocator's window clear of the last repetition (${loop.target} not flagged, every group within its objective)`);
     }
-    const tell = run.narrate && loop ? narrator({ log, pointsFile: pointsFileOf(repDir), target: loop.target, groups: loop.groups, burst: variant.burst, measureS: plan.workload.measure_s }) : null;
+    const tell = run.narrate && loop ? narrator({ log, pointsFile: pointsFileOf(repDir), target: loop.target, groups: loop.groups, home: loop.home, burst: variant.burst, measureS: plan.workload.measure_s }) : null;
     const out = await runLoad({
       locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload: plan.workload, extraEnv: { ...run.metricsEnv, ...layouts.loopRoutes.get(variant.name) },
       tenants: layouts.names.get(variant.name).tenants, dir: repDir, runId: `${run.runId}-${i + 1}`, signal: run.signal, burst: variant.burst ?? null,
@@ -96,7 +97,7 @@ export async function measureSearch(run, variant, i, repDir, rep) {
     // an operator's move ends) would move it out once more before the next repetition
     await awaitClear(alloc.api, loop.target, { timeoutMs: 60000, signal: run.signal });
     run.check();
-    if (await putBack(alloc.api, loop.target, loop.groups[0])) log(`  ${loop.target} moved back to ${loop.groups[0]} for the next repetition`);
+    if (await putBack(alloc.api, loop.target, loop.home)) log(`  ${loop.target} moved back to ${loop.home} for the next repetition`);
   }
 }
 

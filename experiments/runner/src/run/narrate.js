@@ -68,7 +68,7 @@ export function burstText(burst, target, where = '') {
     : `a search bot starts crawling ${target}${where} at ${burst.rate} pages/s`;
 }
 
-export function narrator({ log, pointsFile, target, groups, burst, measureS, everyMs = 3000 }) {
+export function narrator({ log, pointsFile, target, groups, home = groups[0], burst, measureS, everyMs = 3000 }) {
   const burstS = Math.round(burst.from * measureS); // as workload.js rounds it for the load engine
   const f = follower(pointsFile);
   let t0 = null;
@@ -84,7 +84,7 @@ export function narrator({ log, pointsFile, target, groups, burst, measureS, eve
   return {
     start() {
       t0 = Date.now();
-      log(`  [demo] steady storefront traffic on ${groups.join(' and ')}; in ${burstS} s ${burstText(burst, target, ` (on ${groups[0]})`)}`);
+      log(`  [demo] steady storefront traffic on ${groups.join(' and ')}; in ${burstS} s ${burstText(burst, target, ` (on ${home})`)}`);
     },
     tick: (state, hot) => {
       if (t0 === null) return;

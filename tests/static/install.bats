@@ -1,0 +1,48 @@
+#!/usr/bin/env bats
+# What the installers print, without installing anything: the native runtime's Maven build shows
+# one line per module built and a count of the artifacts it downloads (its log keeps the rest:
+# a cold build's ~420 "Downloaded from" lines), and a failed build is one line naming its log.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+  bats_load_library bats-support
+  bats_load_library bats-assert
+  cd "$REPO" || return 1
+}
+
+# maven_output N: what `mvn -B package` prints with N downloads, padded as Maven pads its lines
+maven_output() {
+  local i
+  echo "[INFO] Scanning for projects..."
+  for ((i = 1; i <= $1; i++)); do echo "[INFO] Downloaded from central: https://repo.maven.apache.org/maven2/a/$i.jar (12 kB at 80 kB/s)"; done
+  echo "[INFO] Building tenantlab rest-root 0.1.0                                [2/5]"
+  echo "WARNING: A terminally deprecated method in sun.misc.Unsafe has been called"
+  echo "[INFO] Building tenantlab analysis 0.1.0                                 [3/5]"
+  echo "[INFO] BUILD SUCCESS"
+}
+
+@test "the native runtime's Maven build: one line per module and per 100 downloads, nothing else" {
+  run bash -c 'source es-distribution/lib/build.sh; maven_progress' < <(maven_output 250)
+  assert_success
+  assert_output "  maven: 100 artifacts downloaded
+  maven: 200 artifacts downloaded
+  maven: building tenantlab rest-root 0.1.0 [2/5]
+  maven: building tenantlab analysis 0.1.0 [3/5]
+  maven: built (250 artifacts downloaded)"
+}
+
+@test "a failed Maven build: one line with Maven's error and where its whole log is, exit 2" {
+  local fake="$BATS_TEST_TMPDIR/bin" cache="$BATS_TEST_TMPDIR/cache"
+  mkdir -p "$fake"
+  printf '#!/bin/sh\necho "[INFO] Downloaded from central: https://repo.maven.apache.org/maven2/a.jar"\necho "[ERROR] Failed to execute goal on project rest-root: Could not resolve dependencies"\nexit 1\n' >"$fake/mvn"
+  chmod +x "$fake/mvn"
+  run env PATH="$fake:$PATH" LAB_CACHE="$cache" LAB_NODE_SKIP=1 bash -c 'source scripts/lib/config.sh; source es-distribution/lib/build.sh
+    ensure_apt_packages() { :; }
+    build_native_dist /nonexistent-jdk'
+  assert_failure 2
+  assert_line --index 0 --partial "building the native Elasticsearch"
+  assert_line --index 1 "error: Maven build of es-distribution failed (full log: $cache/native/maven-build.log): [ERROR] Failed to execute goal on project rest-root: Could not resolve dependencies; is Maven Central reachable?"
+  assert_equal "${#lines[@]}" 2
+  grep -q "Downloaded from" "$cache/native/maven-build.log"
+}
