@@ -394,3 +394,22 @@ test('engineModeArgs: headless by default; make demo (LOAD_UI_PORT) keeps the we
   assert.deepEqual(engineModeArgs({ LOAD_UI_PORT: '0' }), ['--headless']);
   assert.deepEqual(engineModeArgs({ LOAD_UI_PORT: '8089', LAB_BIND: '127.0.0.1' }), ['--autostart', '--autoquit', '0', '--web-host', '127.0.0.1', '--web-port', '8089']);
 });
+
+test("the experiment's own lab: other nodes than lab.env's run natively when RUNTIME was left to choose; a RUNTIME asked for that cannot is one line", async () => {
+  const { labControl } = await import('../src/run/lab-control.js');
+  const dir = mkdtempSync(join(tmpdir(), 'labctl-'));
+  const calls = join(dir, 'calls');
+  const command = join(dir, 'lab');
+  writeFileSync(command, `#!/bin/sh\necho "\${RUNTIME:-unset} $1" >> '${calls}'\n`);
+  chmodSync(command, 0o755);
+  const { RUNTIME, ...base } = process.env;
+  const said = [];
+  const control = labControl({ command, log: (l) => said.push(l), env: base });
+  await control.use(null); // lab.env's nodes: the runtime left to choose (auto)
+  await control.use({ groups: 1, data_nodes_per_group: 1 }); // other nodes: what runs goes, then natively
+  await control.use(null); // and natively from then on
+  assert.deepEqual(readFileSync(calls, 'utf8').trim().split('\n'), ['unset clean', 'unset up', 'unset clean', 'native clean', 'native up', 'native clean', 'native up']);
+  assert.ok(said.some((l) => /has other nodes than lab\.env's: it runs on the native runtime/.test(l)), said.join('\n'));
+  const compose = labControl({ command, env: { ...base, RUNTIME: 'compose' } });
+  await assert.rejects(compose.use({ groups: 1, data_nodes_per_group: 1 }), /only the native runtime can start on the fly: run it with RUNTIME=native \(RUNTIME=compose was asked for\)$/);
+});

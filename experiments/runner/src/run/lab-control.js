@@ -35,8 +35,11 @@ export function structureOf(env) {
  * use() brings the lab up with `lab`'s keys (a no-op when it already runs with them); `fresh`
  * says its data is new (layouts must be built), `restarted` that its JVMs are (warm them up).
  */
-export function labControl({ command, log = () => {}, signal, env = process.env }) {
+export function labControl({ command, log = () => {}, signal, env: given = process.env }) {
   let current = null; // { key, structure }
+  // RUNTIME as given; it becomes native when a variant's lab has other nodes than lab.env's and
+  // RUNTIME was left to choose (compose runs the nodes rendered from lab.env, and cannot)
+  let env = given;
   let shape = null; // the SHAPE line of the last `up`
   const run = (args, extra) => new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: { ...env, ...extra, FORCE: '1', SEED: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -69,7 +72,14 @@ export function labControl({ command, log = () => {}, signal, env = process.env 
       // compose runs the nodes rendered from lab.env (runtimes/compose/nodes.generated.yml): sizes can
       // change there, the node set cannot
       if (structure !== structureOf(loadLabEnv({ env })) && env.RUNTIME !== 'native') {
-        throw new RunError(`this experiment's lab (${describeLab(lab)}) has other nodes than lab.env's, which only the native runtime can start on the fly: run it with RUNTIME=native`);
+        if (env.RUNTIME && env.RUNTIME !== 'auto') {
+          throw new RunError(`this experiment's lab (${describeLab(lab)}) has other nodes than lab.env's, which only the native runtime can start on the fly: run it with RUNTIME=native (RUNTIME=${env.RUNTIME} was asked for)`);
+        }
+        // whatever runs now goes first (as its own runtime), then every lab of this run is native
+        if (current !== null) await run(['clean'], lastKeys);
+        current = null;
+        env = { ...env, RUNTIME: 'native' };
+        log(`this experiment's lab (${describeLab(lab)}) has other nodes than lab.env's: it runs on the native runtime (compose cannot start other nodes on the fly)`);
       }
       const fresh = current === null || current.structure !== structure;
       log(fresh ? `starting the experiment's lab${lab ? ` (${describeLab(lab)})` : ''}` : `restarting the experiment's lab on the same data (${describeLab(lab)})`);
