@@ -233,9 +233,10 @@ function orderText(results) {
   const cold = `${results.plan.cold_round ? `Before the first measured round: ${results.plan.cold_round}. ` : ''}${settleText(results.settle)}`;
   const pos = results.position_effect;
   if (!pos) return cold;
+  const which = pos.directions ? pos.directions.map((c) => `"${c}"`).join(', ') : pos.flagged.join(', ');
   const flagged = pos.flagged.length
-    ? `The first measured round still differed from the later ones for ${pos.flagged.join(', ')} (every variant more than ${pos.tolerance * 100}% off the same way); the verdicts on it say so.`
-    : `The first measured round did not differ from the later ones by more than ${pos.tolerance * 100}% the same way for every variant.`;
+    ? `The first measured round still differed from the later ones for ${which} (every variant it compares more than ${pos.tolerance * 100}% off the same way); the verdicts on it say so.`
+    : `The first measured round did not differ from the later ones by more than ${pos.tolerance * 100}% the same way for every variant a direction compares.`;
   return `${cold}Each round ran every variant once, in the order given under Environment. ${flagged}`;
 }
 

@@ -56,7 +56,7 @@ test('errors or late arrivals past the spec\'s limits make a repetition incomple
 });
 
 test('position effect: flagged only when every variant\'s first round is more than 10% off its later rounds, the same way', () => {
-  const plan = { expect: [{ metric: 'avg_ms' }] };
+  const plan = { expect: [{ claim: 'a faster', metric: 'avg_ms', variants: ['a', 'b'] }] };
   const run = (firsts) => ({
     variants: Object.entries(firsts).map(([name, first]) => ({
       name,
@@ -64,11 +64,22 @@ test('position effect: flagged only when every variant\'s first round is more th
     })),
   });
   const cold = positionEffect(run({ a: 150, b: 130 }), plan);
-  assert.deepEqual(cold.flagged, ['avg_ms']);
+  assert.deepEqual([cold.flagged, cold.directions], [['avg_ms'], ['a faster']]);
   assert.equal(cold.metrics.avg_ms.a, 1.5);
   assert.deepEqual(positionEffect(run({ a: 150, b: 101 }), plan).flagged, [], 'one variant off is noise, not a warm-up');
   assert.deepEqual(positionEffect(run({ a: 150, b: 80 }), plan).flagged, [], 'opposite ways');
   assert.deepEqual(positionEffect(run({ a: 105, b: 108 }), plan).flagged, [], 'within 10%');
+  // per direction: a lab that warmed during round 1 leaves its first windows off, its last warm
+  // (noisy-neighbour 2026-11-27: isolated 2.96x, elsewhere 2.26x, left-alone 1.04x)
+  const nn = { expect: [
+    { claim: 'back within 15%', metric: 'avg_ms', variants: ['iso'] },
+    { claim: 'beats left alone', metric: 'avg_ms', variants: ['iso', 'alone'] },
+    { claim: 'within 15% of the control', metric: 'avg_ms', variants: ['iso', 'ctl'] },
+  ] };
+  const warmed = positionEffect(run({ iso: 296, ctl: 226, alone: 104 }), nn);
+  assert.deepEqual([warmed.directions, warmed.flagged], [['within 15% of the control'], ['avg_ms']]);
+  // a bound's one variant is judged with every variant of the run: all off alike, or not flagged
+  assert.deepEqual(positionEffect(run({ iso: 296, ctl: 226, alone: 150 }), nn).directions, ['back within 15%', 'beats left alone', 'within 15% of the control']);
 });
 
 test('a smoke run passes when every variant measured every repetition, and names the ones that did not', () => {
