@@ -58,7 +58,8 @@ const CSS = `body{font:14px/1.45 system-ui,sans-serif;max-width:1100px;margin:2e
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.8em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.6em 0;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}
 th{background:#f3f3f3}td{font-variant-numeric:tabular-nums}code{background:#f3f3f3;padding:0 3px}
-figure{margin:1em 0}figcaption{font-size:12px;color:#555}svg{max-width:100%;height:auto}`;
+figure{margin:1em 0}figcaption{font-size:12px;color:#555}svg{max-width:100%;height:auto}
+.scroll{overflow-x:auto;max-width:100%}.scroll:focus{outline:2px solid #4a7bd0}`;
 
 export function renderHtml(blocks, title) {
   const body = blocks.map((b) => {
@@ -68,7 +69,8 @@ export function renderHtml(blocks, title) {
     if (b.table) {
       const head = `<tr>${b.table.head.map((h) => `<th>${inlineHtml(h)}</th>`).join('')}</tr>`;
       const rows = b.table.rows.map((r) => `<tr>${r.map((c) => `<td>${inlineHtml(c ?? '-')}</td>`).join('')}</tr>`).join('\n');
-      return `<table>\n${head}\n${rows}\n</table>`;
+      // a table wider than the page scrolls inside its own box (a keyboard reaches it too), never the page
+      return `<div class="scroll" tabindex="0" role="region" aria-label="table: ${escapeHtml(b.table.head.slice(0, 3).join(', '))}">\n<table>\n${head}\n${rows}\n</table>\n</div>`;
     }
     if (b.svg) return `<figure>${b.svg.markup}<figcaption>${escapeHtml(b.svg.alt)} (${escapeHtml(b.svg.file)})</figcaption></figure>`;
     throw new TypeError(`unknown block ${JSON.stringify(Object.keys(b))}`);

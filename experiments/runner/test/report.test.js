@@ -107,6 +107,11 @@ test('writeReport writes report.md, a self-contained report.html and the charts'
   assert.ok(!/<(link|script|img)\b/.test(html), 'no external asset');
   assert.ok(!/\b(src|href)="(?!https:\/\/www\.bigeng\.io)/.test(html.replace(/<svg[\s\S]*?<\/svg>/g, '')), 'only the source article is linked');
   assert.match(html, /<strong>reproduced<\/strong>: 2x4 answers faster than 1x8/);
+  // every table in a box of its own that scrolls sideways (a wide table never widens the page)
+  const tables = (html.match(/<table>/g) ?? []).length;
+  assert.ok(tables > 0);
+  assert.equal((html.match(/<div class="scroll" tabindex="0" role="region" aria-label="table: [^"]*">\n<table>/g) ?? []).length, tables);
+  assert.match(html, /\.scroll\{overflow-x:auto;max-width:100%\}/);
   assert.match(html, /p = 0\.0143, 0\.0286 after Holm over 2 directions/);
 });
 
