@@ -276,7 +276,7 @@ quick_own_lab() {
   # a verdict run below the repetitions its tests need: refused before any lab starts
   run make -s experiment NAME=h2-split-index REPEAT=3
   assert_failure 2
-  assert_output --partial "error: h2-split-index: 3 repetitions give no verdict: \"2x4 answers faster than 1x8 (average and p95)\": a one-sided Mann-Whitney test reaches 0.05 with one repetition out of order from 4 repetitions of each of its 2 variants; set REPEAT=4 (or more), or QUICK=1 for a smoke run without a verdict"
+  assert_output --partial "error: h2-split-index: 3 repetitions give no verdict: \"2x4 answers faster than 1x8 (average and p95)\": a one-sided Mann-Whitney test reaches 0.025 with one repetition out of order from 5 repetitions of each of its 2 variants (Holm's first step in a family of 2 directions: 0.05 / 2); set REPEAT=5 (or more), or QUICK=1 for a smoke run without a verdict"
   run make -s experiment NAME=h2-split-index ORDER_SEED=soon
   assert_failure 2
   assert_output --partial "--order-seed soon: want a whole number"

@@ -13,7 +13,7 @@ import { alphaOf, fmtDuration, fmtNumber } from './format.js';
 import { metricValue, setMetricValue } from './metrics.js';
 import { estimatedSeconds } from './spec.js';
 import { mean, normalStream, stdev } from './stats.js';
-import { minRepetitions, verdicts } from './verdict.js';
+import { planMinimum, verdicts } from './verdict.js';
 
 export const POWER = 0.8;
 export const BUDGET_S = 30 * 60;
@@ -93,9 +93,9 @@ export function planExperiment(plan, results, { budgetS = BUDGET_S } = {}) {
   const effects = {};
   const lines = [];
   for (const m of new Set(plan.expect.flatMap((e) => e.metrics ?? [e.metric]))) effects[m] = effectOf(plan, m, results);
-  const floor = Math.max(...plan.expect.map((e) => minRepetitions(e, alpha).repetitions));
+  const floor = planMinimum(plan).repetitions;
   const runnable = plan.expect.every((e) => (e.metrics ?? [e.metric]).every((m) => e.variants.every((v) => effects[m].means[v] !== null && effects[m].means[v] !== undefined)));
-  lines.push(`${plan.name}: ${plan.expect.length} direction${plan.expect.length === 1 ? '' : 's'}, one Holm family at ${alpha}; at least ${floor} repetitions (the tests' declared minimum)`);
+  lines.push(`${plan.name}: ${plan.expect.length} direction${plan.expect.length === 1 ? '' : 's'}, one Holm family at ${alpha}; at least ${floor} repetitions (the tests' declared minimum at Holm's first step, ${alpha} / ${plan.expect.length})`);
   for (const e of plan.expect) {
     for (const m of e.metrics ?? [e.metric]) {
       const eff = effects[m];

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fmtNumber, fmtP } from './format.js';
 import { BUDGET_S } from './power.js';
 import { generatorCpuOf, loadEngineOf, loopOutcomes } from './results.js';
+import { planMinimum } from './verdict.js';
 
 export const BEGIN = '<!-- published-runs: written by `make render` from experiments/results/*/results.json; do not edit by hand -->';
 export const END = '<!-- /published-runs -->';
@@ -50,6 +51,10 @@ function notesCell(results) {
   if (env.git_commit?.endsWith('-dirty')) notes.push('dirty tree');
   if (env.publishable?.override) notes.push('published anyway (PUBLISH=force)');
   if (!results.plan?.rounds) notes.push('fixed run order, before the verdict protocol');
+  // a run measured before its family's minimum was taken at Holm's first step: its verdicts were
+  // computed at the minimum of their day; say so until it is re-run
+  const min = results.plan?.expect && results.plan?.rounds && !results.plan?.smoke ? planMinimum({ confidence: results.plan.confidence, expect: results.plan.expect }).repetitions : 0;
+  if (results.plan?.repetitions < min) notes.push(`${results.plan.repetitions} repetitions, below the ${min} its family of ${results.plan.expect.length} now needs: to be re-run`);
   if (results.complete === false) notes.push(`incomplete: ${results.incomplete_reason ?? '?'}`);
   return notes.join('; ');
 }
@@ -75,7 +80,7 @@ export function runTimesTable(runs, { linkBase }) {
     const r = results.runner ?? {};
     const engine = loadEngineOf(results);
     const gen = generatorCpuOf(r);
-    const over = r.wall_seconds > BUDGET_S ? `, over the ${BUDGET_S / 60}-min budget` : '';
+    const over = r.wall_seconds > BUDGET_S ? `, over the ${BUDGET_S / 60}-min budget${results.plan?.over_budget ? ` (${results.plan.over_budget})` : ''}` : '';
     const wall = Number.isFinite(r.wall_seconds) ? `${Math.round(r.wall_seconds / 60)} min${over}` : '-';
     const cpu = Number.isFinite(r.cpu_percent) ? `${r.cpu_percent}%` : '-';
     const genText = gen === null ? '-' : `${gen}% (${engine?.label ?? '?'})`;

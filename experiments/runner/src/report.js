@@ -232,7 +232,8 @@ function settleText(s) {
 
 /** The cold round and the position check, for the protocol paragraph. */
 function orderText(results) {
-  const cold = `${results.plan.cold_round ? `Before the first measured round: ${results.plan.cold_round}. ` : ''}${settleText(results.settle)}`;
+  const budget = results.plan.over_budget ? `The full run is planned over the 30-minute budget: ${results.plan.over_budget}. ` : '';
+  const cold = `${budget}${results.plan.cold_round ? `Before the first measured round: ${results.plan.cold_round}. ` : ''}${settleText(results.settle)}`;
   const pos = results.position_effect;
   if (!pos) return cold;
   const which = pos.directions ? pos.directions.map((c) => `"${c}"`).join(', ') : pos.flagged.join(', ');

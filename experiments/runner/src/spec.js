@@ -51,7 +51,7 @@ const UNIT_S = { ms: 0.001, s: 1, m: 60, h: 3600 };
 // Elasticsearch time values (index.refresh_interval), or -1 to turn refresh off
 const ES_TIME = /^\d+(?:d|h|m|s|ms|micros|nanos)$/;
 
-const TOP_KEYS = ['name', 'title', 'hypothesis', 'source', 'dataset', 'lab', 'defaults', 'variants', 'workload', 'repetitions', 'confidence', 'report', 'expect'];
+const TOP_KEYS = ['name', 'title', 'hypothesis', 'source', 'dataset', 'lab', 'defaults', 'variants', 'workload', 'repetitions', 'confidence', 'over_budget', 'report', 'expect'];
 // The lab an experiment (or one variant) runs on: the topology as a variable. LAB=own starts it.
 const LAB_KEYS = ['groups', 'data_nodes_per_group', 'shape', 'data_node', 'write_queue'];
 const DATA_NODE_KEYS = ['cpus', 'cpuset', 'mem', 'heap'];
@@ -623,10 +623,13 @@ export function checkSpec(doc, file) {
   checkWorkloadFits(c, { dataset, variants, workload, doc });
   const repetitions = doc.repetitions === undefined ? 3 : c.integer(doc.repetitions, 'repetitions', LIMITS.repetitions);
   const confidence = doc.confidence === undefined ? 0.95 : c.number(doc.confidence, 'confidence', LIMITS.confidence);
+  // a full run longer than the 30-minute budget says why (the reports and the run-times table
+  // carry it); nothing else lets it pass the budget's test
+  const overBudget = doc.over_budget === undefined ? null : c.text(doc.over_budget, 'over_budget');
   const report = checkReport(c, doc.report);
   c.required(doc.expect, 'expect', 'one or more expected directions');
   const expect = checkExpect(c, doc.expect, variantNames);
-  return { file, name: base, title, hypothesis, source, dataset, lab, defaults, variants, workload, repetitions, confidence, report, expect };
+  return { file, name: base, title, hypothesis, source, dataset, lab, defaults, variants, workload, repetitions, confidence, ...(overBudget ? { over_budget: overBudget } : {}), report, expect };
 }
 
 /** experiments/<name>.yaml -> the validated, defaulted spec; a SpecError (one line) otherwise. */
@@ -719,6 +722,7 @@ export function resolveSpec(spec, { quick = false, repeat, orderSeed } = {}) {
     workload,
     repetitions,
     confidence: spec.confidence,
+    ...(spec.over_budget && !quick ? { over_budget: spec.over_budget } : {}),
     report: spec.report,
     expect,
     order,

@@ -9,6 +9,9 @@
 // - Figures of the same windows (average and p95) are one direction with two figures: it holds
 //   when every figure holds (the larger p decides), the opposite when every figure shows it.
 // - A form declares the repetitions it needs (minRepetitions): below them no verdict is given.
+//   In a family of m directions the level a test must reach first is Holm's first step, alpha / m,
+//   so the minimum is taken there (familyLevel): 4 against 4 reaches 0.05 with one repetition out
+//   of order, but not 0.05 / 2.
 // Decision at the spec's confidence c (level 1 - c), on the adjusted p-values:
 //   p <= 1 - c in the expected direction  -> reproduced
 //   p <= 1 - c in the opposite direction  -> not_reproduced (the article's direction does not hold here: a result too)
@@ -52,20 +55,40 @@ export function minRepetitions(e, alpha) {
   const test = e.form === 'pairwise' ? 'Mann-Whitney' : 'Jonckheere-Terpstra';
   for (let r = 2; r <= 20; r++) {
     const splits = k === 2 ? binomial(2 * r, r) : multinomial(new Array(k).fill(r));
-    if (k / splits <= alpha + EPS) return { repetitions: r, why: `a one-sided ${test} test reaches ${alpha} with one repetition out of order from ${r} repetitions of each of its ${k} variants` };
+    if (k / splits <= alpha + EPS) return { repetitions: r, why: `a one-sided ${test} test reaches ${levelText(alpha)} with one repetition out of order from ${r} repetitions of each of its ${k} variants` };
   }
   return { repetitions: 20, why: `a ${test} test of ${k} variants` };
 }
 
-/** The largest minRepetitions over a plan's directions -> { repetitions, why } (why names the direction). */
+/**
+ * The level each direction of a plan must be able to reach: Holm's first step, the spec's level
+ * divided by the number of directions (one family). A design whose smallest possible p-value is
+ * above it gives no verdict in that family whatever it measures.
+ */
+export function familyLevel(plan) {
+  return alphaOf(plan.confidence) / Math.max(1, plan.expect.length);
+}
+
+// why the level is below the spec's, said where a minimum is named
+function familyNote(plan) {
+  const m = plan.expect.length;
+  return m > 1 ? ` (Holm's first step in a family of ${m} directions: ${alphaOf(plan.confidence)} / ${m})` : '';
+}
+
+/** The largest minRepetitions over a plan's directions, at its family level -> { repetitions, why } (why names the direction). */
 export function planMinimum(plan) {
-  const alpha = alphaOf(plan.confidence);
+  const level = familyLevel(plan);
   let best = { repetitions: 1, why: null };
   for (const e of plan.expect) {
-    const m = minRepetitions(e, alpha);
-    if (m.repetitions > best.repetitions) best = { repetitions: m.repetitions, why: `"${e.claim}": ${m.why}` };
+    const m = minRepetitions(e, level);
+    if (m.repetitions > best.repetitions) best = { repetitions: m.repetitions, why: `"${e.claim}": ${m.why}${familyNote(plan)}` };
   }
   return best;
+}
+
+// 0.05 / 3 reads as what it is, not as 0.016666666666666666
+function levelText(level) {
+  return Number(level.toPrecision(3)).toString();
 }
 
 function valuesOf(figures, reasons, variant, metric) {
@@ -403,7 +426,7 @@ export function protocolText(plan, verdictList = []) {
     + `The ${plan.expect.length} direction${plan.expect.length === 1 ? '' : 's'} of this experiment ${plan.expect.length === 1 ? 'is its own family' : `are one family: the ${m} p-values are adjusted with Holm's step-down method (the expected and the opposite directions each as a family)`}; `
     + 'figures of the same windows (average and p95) are one direction that holds when every figure holds. '
     + 'Ratios come with Fieller intervals (unbounded when the denominator cannot be told from zero). '
-    + 'A direction below its declared minimum of repetitions, or with a failed or incomplete repetition, is inconclusive.';
+    + `A direction below its declared minimum of repetitions (the count at which its test reaches ${plan.expect.length === 1 ? 'the level' : "Holm's first step, the level divided by the family's size,"} with one repetition out of order), or with a failed or incomplete repetition, is inconclusive.`;
 }
 
 /**
@@ -416,12 +439,15 @@ export function protocolText(plan, verdictList = []) {
  */
 export function verdicts(plan, variantsFigures, { reasons } = {}) {
   const alpha = alphaOf(plan.confidence);
+  const level = familyLevel(plan);
+  const inFamily = familyNote(plan);
   const computed = plan.expect.map((e) => {
     const head = {
       claim: e.claim, metric: e.metric, ...(e.metrics ? { metrics: [...e.metrics] } : {}), form: e.form, direction: e.direction, variants: [...e.variants],
       ...(e.form === 'bound' ? { bound: e.bound } : {}), ...(e.times ? { times: e.times } : {}), ...(e.x ? { x: [...e.x], x_label: e.x_label ?? 'x' } : {}),
     };
-    const min = minRepetitions(e, alpha);
+    const min = minRepetitions(e, level);
+    if (inFamily) min.why += inFamily;
     const none = (reason) => ({ head, result: { result: 'inconclusive', test: TEST_NAMES[e.form], p_value: null, p_value_opposite: null, statistic: null, means: null, effect: null, reason }, min });
     const samples = {};
     for (const metric of e.metrics ?? [e.metric]) {

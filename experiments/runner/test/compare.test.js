@@ -18,7 +18,7 @@ test('rows like esrally compare, with what a mean hides: spread, the ratio and i
   const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
   assert.equal(row.baseline.mean, mean(values(a, '2x4')));
   assert.equal(row.contender.mean, mean(values(b, '2x4')));
-  assert.equal(row.baseline.n, 4);
+  assert.equal(row.baseline.n, 5);
   assert.ok(row.baseline.stdev > 0);
   assert.equal(row.diff, row.contender.mean - row.baseline.mean);
   assert.equal(row.unit, 'ms');
@@ -26,13 +26,13 @@ test('rows like esrally compare, with what a mean hides: spread, the ratio and i
   assert.ok(row.diff < 0, 'the contender is faster for 2x4');
   assert.ok(Math.abs(row.ratio - row.contender.mean / row.baseline.mean) < 1e-12);
   assert.ok(row.ratio_low < row.ratio && row.ratio < row.ratio_high);
-  // 22 against 25 with 4% noise, 4 against 4: every contender repetition below every baseline one
-  assert.equal(row.p_value, 2 / 70);
+  // 22 against 25 with 4% noise, 5 against 5: every contender repetition below every baseline one
+  assert.equal(row.p_value, 2 / 252);
   assert.deepEqual([...new Set(c.rows.map((r) => r.variant))], ['1x8', '2x4', '1x16', '2x8']);
   assert.ok(c.rows.some((r) => r.metric === 'throughput_rps' && r.unit === 'req/s'));
   assert.ok(c.rows.some((r) => r.metric === 'query_ms_per_query'), 'Elasticsearch figures too');
   assert.equal(c.verdicts.length, 2);
-  assert.deepEqual(c.verdicts[0], { claim: '2x4 answers faster than 1x8 (average and p95)', baseline: 'reproduced', contender: 'reproduced', baseline_p: 1 / 70, contender_p: 1 / 70 });
+  assert.deepEqual(c.verdicts[0], { claim: '2x4 answers faster than 1x8 (average and p95)', baseline: 'reproduced', contender: 'reproduced', baseline_p: 1 / 252, contender_p: 1 / 252 });
   assert.deepEqual(c.environment, [], 'the same machine, commit, lab.env, engine, JVM, data and workload');
 });
 
@@ -87,9 +87,9 @@ test('formatCompare: the text table and the verdicts side by side', () => {
   assert.equal(lines[0], 'h2-split-index: baseline base, contender next');
   assert.equal(lines[1], 'environment: the same machine, commit, lab.env, engine, JVM, data and workload');
   assert.match(lines[3], /^\| Metric +\| Variant \| +Baseline \| +Contender \| +Diff \| Unit +\| +Diff % \| +Ratio \[95% CI\] \| +p \(MW\) \|$/);
-  assert.match(text, /\| avg_ms +\| 2x4 +\| +[\d.]+ ± [\d.]+ \(n=4\) \| +[\d.]+ ± [\d.]+ \(n=4\) \| +-[\d.]+ \| ms +\| +-[\d.]+% \| +0\.[\d]+ \[0\.[\d]+, 0\.[\d]+\] \| +0\.0286 \|/);
+  assert.match(text, /\| avg_ms +\| 2x4 +\| +[\d.]+ ± [\d.]+ \(n=5\) \| +[\d.]+ ± [\d.]+ \(n=5\) \| +-[\d.]+ \| ms +\| +-[\d.]+% \| +0\.[\d]+ \[0\.[\d]+, 0\.[\d]+\] \| +0\.00794 \|/);
   assert.match(text, /\| Claim +\| Baseline +\| Contender +\|/);
-  assert.match(text, /\| 2x4 answers faster than 1x8 \(average and p95\) +\| reproduced \(p = 0\.0143\) \| reproduced \(p = 0\.0143\) \|/);
+  assert.match(text, /\| 2x4 answers faster than 1x8 \(average and p95\) +\| reproduced \(p = 0\.00397\) \| reproduced \(p = 0\.00397\) \|/);
   const tableLines = lines.slice(3, lines.indexOf('', 4));
   assert.ok(tableLines.every((l) => l.length === tableLines[0].length), 'columns aligned');
   assert.match(formatCompare(compareRuns(baseline(), contender()).rows), /^\| Metric/, 'rows alone');

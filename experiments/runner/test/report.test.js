@@ -82,18 +82,18 @@ test('writeReport writes report.md, a self-contained report.html and the charts'
   assert.match(md, /^# h2-split-index: One index against two/);
   const verdictLines = md.split('\n').filter((l) => /^- \*\*(reproduced|not_reproduced|inconclusive)\*\*: /.test(l));
   assert.equal(verdictLines.length, 2, 'one verdict line per expectation');
-  assert.ok(verdictLines[0].startsWith('- **reproduced**: 2x4 answers faster than 1x8 (average and p95) (Mann-Whitney U, one-sided, exact, on each of avg_ms and p95_ms (the larger p decides), p = 0.0143, 0.0286 after Holm over 2 directions; ratio '), verdictLines[0]);
+  assert.ok(verdictLines[0].startsWith('- **reproduced**: 2x4 answers faster than 1x8 (average and p95) (Mann-Whitney U, one-sided, exact, on each of avg_ms and p95_ms (the larger p decides), p = 0.00397, 0.00794 after Holm over 2 directions; ratio '), verdictLines[0]);
   // the protocol, stated beside the verdicts, and every round's order
   assert.match(md, /^Protocol: Each expected direction is a one-sided test at level 0\.05 .* the 2 p-values are adjusted with Holm's step-down method/m);
   assert.match(md, /Before the first measured round: a full unmeasured window of every variant./);
-  assert.match(md, /- plan: 4 repetitions, rounds in an order drawn from seed 7 \(1: [^;]+; 2: [^;]+; 3: [^;]+; 4: [^)]+\); confidence 0\.95/);
+  assert.match(md, /- plan: 5 repetitions, rounds in an order drawn from seed 7 \(1: [^;]+; 2: [^;]+; 3: [^;]+; 4: [^;]+; 5: [^)]+\); confidence 0\.95/);
   assert.match(md, /- JVM: OpenJDK 64-Bit Server VM 25\.0\.1, heap 512 MB, G1 Young Generation \+ G1 Old Generation \(-Xms512m -Xmx512m -XX:\+UseG1GC\) on es01/);
   assert.match(md, /- tree: clean; publishable: yes/);
   assert.ok(md.indexOf('## Verdicts') < md.indexOf('## Hypothesis'), 'verdicts first');
   for (const v of results.variants) assert.ok(md.includes(v.label), v.label);
   assert.match(md, /\| variant \| indices \| shards \| primary shards \| median shard size \| average \(ms\) \| average \(ms\), article \| p95 \(ms\) \| p95 \(ms\), article \|/);
   assert.match(md, /\| 2 indices x 4 shards \| 2 \| 4 \| 8 \| 6\.2 MB \| [\d.]+ \| 48 \| [\d.]+ \| 265 \|/);
-  assert.match(md, /\| 1 index x 8 shards \| 4 of 4 \| [\d.]+ ± [\d.]+ \(rsd [\d.]+%\)/);
+  assert.match(md, /\| 1 index x 8 shards \| 5 of 5 \| [\d.]+ ± [\d.]+ \(rsd [\d.]+%\)/);
   assert.equal(md.split('\n').filter((l) => /^\| [1234] \| /.test(l) && /\| yes \|/.test(l)).length, 16, 'every repetition in the raw table');
   assert.match(md, /## Elasticsearch side/);
   assert.match(md, /es01 71%, es02 64%/);
@@ -112,7 +112,7 @@ test('writeReport writes report.md, a self-contained report.html and the charts'
   assert.ok(tables > 0);
   assert.equal((html.match(/<div class="scroll" tabindex="0" role="region" aria-label="table: [^"]*">\n<table>/g) ?? []).length, tables);
   assert.match(html, /\.scroll\{overflow-x:auto;max-width:100%\}/);
-  assert.match(html, /p = 0\.0143, 0\.0286 after Holm over 2 directions/);
+  assert.match(html, /p = 0\.00397, 0\.00794 after Holm over 2 directions/);
 });
 
 test('an incomplete run still renders, says so, and marks the failed repetition', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { minRepetitions, verdicts } from '../src/verdict.js';
+import { familyLevel, minRepetitions, planMinimum, verdicts } from '../src/verdict.js';
 
 const pair = (direction = 'lower', confidence = 0.95) => ({
   confidence,
@@ -83,17 +83,34 @@ test('average and p95 of the same windows: one direction with two figures, held 
 test('a family of directions is corrected with Holm: each p adjusted, the decision on the adjusted one', () => {
   const plan = { confidence: 0.95, expect: [pair().expect[0], { ...pair().expect[0], claim: 'second', metric: 'avg_ms' }, { ...pair().expect[0], claim: 'third', metric: 'max_ms' }] };
   const f = (p95, avg, max) => ({ p95_ms: p95, avg_ms: avg, max_ms: max });
-  // p95 fully separated (1/70), avg separated with one swap (2/70), max not at all
+  // 5 a side (a family of 3 needs 5): p95 fully separated (1/252), avg with three pairs out of
+  // order (U = 3: 7/252), max not at all
   const out = verdicts(plan, {
-    '2x4': [f(260, 10, 5), f(270, 11, 9), f(265, 12, 7), f(262, 20.5, 6)],
-    '1x8': [f(700, 20, 8), f(720, 21, 4), f(730, 22, 6), f(710, 23, 5)],
+    '2x4': [f(260, 10, 5), f(270, 11, 9), f(265, 12, 7), f(262, 20.5, 6), f(268, 21.5, 8)],
+    '1x8': [f(700, 20, 8), f(720, 21, 4), f(730, 22, 6), f(710, 23, 5), f(715, 24, 7)],
   });
   assert.equal(out[0].family_size, 3);
-  assert.ok(Math.abs(out[0].p_adjusted - 3 / 70) < 1e-12, `first step: 3 x p (${out[0].p_adjusted})`);
-  assert.ok(Math.abs(out[1].p_adjusted - 4 / 70) < 1e-12, `second step: 2 x p (${out[1].p_adjusted})`);
+  assert.equal(out[0].minimum_repetitions, 5);
+  assert.ok(Math.abs(out[0].p_adjusted - 3 / 252) < 1e-12, `first step: 3 x p (${out[0].p_adjusted})`);
+  assert.ok(Math.abs(out[1].p_adjusted - 14 / 252) < 1e-12, `second step: 2 x p (${out[1].p_adjusted})`);
   assert.equal(out[0].result, 'reproduced');
-  assert.equal(out[1].result, 'inconclusive', 'p = 0.029 alone would pass; 0.057 after Holm does not');
-  assert.match(out[1].reason, /0\.0286 \(0\.0571 after Holm\)/);
+  assert.equal(out[1].result, 'inconclusive', 'p = 0.028 alone would pass; 0.056 after Holm does not');
+  assert.match(out[1].reason, /0\.0278 \(0\.0556 after Holm\)/);
+});
+
+test("the minimum in a family is taken at Holm's first step: 4 a side is enough alone, not among 2 or more", () => {
+  const one = pair();
+  const two = { confidence: 0.95, expect: [one.expect[0], { ...one.expect[0], claim: 'second', metric: 'avg_ms' }] };
+  assert.equal(planMinimum(one).repetitions, 4);
+  assert.equal(planMinimum(two).repetitions, 5);
+  assert.match(planMinimum(two).why, /reaches 0\.025 with one repetition out of order from 5 repetitions/);
+  assert.equal(familyLevel(two), 0.025);
+  // 4 against 4 in perfect order (p = 1/70 = 0.0143) is below the minimum of a family of 2: no
+  // verdict, and why
+  const four = { '2x4': [{ p95_ms: 1, avg_ms: 1 }, { p95_ms: 2, avg_ms: 2 }, { p95_ms: 3, avg_ms: 3 }, { p95_ms: 4, avg_ms: 4 }], '1x8': [{ p95_ms: 10, avg_ms: 10 }, { p95_ms: 11, avg_ms: 11 }, { p95_ms: 12, avg_ms: 12 }, { p95_ms: 13, avg_ms: 13 }] };
+  const out = verdicts(two, four);
+  assert.equal(out[0].result, 'inconclusive');
+  assert.match(out[0].reason, /4, 4 repetitions, below the 5 this test needs .*Holm's first step in a family of 2 directions: 0\.05 \/ 2/);
 });
 
 test('a missing or incomplete repetition makes the verdict inconclusive, with the reason', () => {
