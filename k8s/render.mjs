@@ -321,6 +321,11 @@ function deployment(name, s, podSpec, notes = {}) {
 
 const httpProbe = (path) => ({ httpGet: { path, port: 'http' }, periodSeconds: 10, timeoutSeconds: 5 });
 
+const allocatorProbe = (path, s) => {
+  const probe = httpProbe(path);
+  return { ...probe, httpGet: { ...probe.httpGet, httpHeaders: [{ name: 'Host', value: `allocator:${s.allocatorPort}` }] } };
+};
+
 function allocator(model, s) {
   const container = {
     name: 'allocator',
@@ -334,6 +339,9 @@ function allocator(model, s) {
       { name: 'ALLOCATOR_ES_URL', value: esUrl(s) },
       { name: 'ALLOCATOR_PORT', value: String(s.allocatorPort) },
       { name: 'ALLOCATOR_LISTEN_HOST', value: '0.0.0.0' },
+      // the Service's name: the Locust workers and Prometheus reach it as allocator:PORT (any
+      // other Host is refused: allocator/src/http/origin-guard.js)
+      { name: 'ALLOCATOR_ALLOWED_HOSTS', value: 'allocator' },
       // the load's p95 per group beside the probe, while the Locust workers run (job `load`)
       { name: 'ALLOCATOR_PROMETHEUS_URL', value: `http://prometheus:${s.prometheusPort}` },
       { name: 'ALLOCATOR_INDEX_PREFIX', value: s.indexPrefix },
@@ -341,8 +349,9 @@ function allocator(model, s) {
       ...connectionEnv(s),
     ],
     volumeMounts: [caMount],
-    readinessProbe: httpProbe('/readyz'),
-    livenessProbe: { ...httpProbe('/healthz'), failureThreshold: 6 },
+    // the kubelet's Host would be the pod's IP, which the allocator refuses: say its own name
+    readinessProbe: allocatorProbe('/readyz', s),
+    livenessProbe: { ...allocatorProbe('/healthz', s), failureThreshold: 6 },
   };
   return [
     deployment('allocator', s, {

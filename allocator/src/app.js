@@ -9,6 +9,7 @@ import allocatorPlugin from './plugins/allocator.js';
 import clusterPlugin from './plugins/cluster.js';
 import jobsPlugin from './plugins/jobs.js';
 import metricsPlugin from './plugins/metrics.js';
+import originGuard from './plugins/origin-guard.js';
 import statePlugin from './plugins/state.js';
 import groupRoutes from './routes/groups.js';
 import healthRoutes from './routes/health.js';
@@ -45,6 +46,8 @@ export async function buildApp({ config, log }) {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
 
+  // First: what a browser may ask (Host, Origin, JSON bodies), before anything else runs
+  await app.register(originGuard, { config });
   // Order matters: each needs the ones before it, and they close in the reverse order.
   await app.register(clusterPlugin, { config });
   await app.register(metricsPlugin);

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { loadLabEnv } from '@tenantlab/contract/lab-env-file';
 import { topology } from '@tenantlab/contract/topology';
 import { clientOptions, clusterConnection } from '@tenantlab/contract/connection';
+import { parseHostNames } from './http/origin-guard.js';
 import { checkPolicyGroups, loadPolicy } from './policy.js';
 
 const allocatorDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,9 +32,16 @@ export function loadConfig(env = process.env) {
   if (e.LAB_NODES && !conn.external) checkPolicyGroups(policy, Object.keys(topology(e).groups), policyFile);
   // ALLOCATOR_ES_URL: where a container reaches the cluster (compose: http://es-master:9200)
   const esUrl = e.ALLOCATOR_ES_URL || conn.url;
+  const host = e.ALLOCATOR_LISTEN_HOST || bind;
+  const port = int('ALLOCATOR_PORT', e.ALLOCATOR_PORT ?? '8080');
+  const publicPort = e.ALLOCATOR_PUBLIC_PORT ? int('ALLOCATOR_PUBLIC_PORT', e.ALLOCATOR_PUBLIC_PORT) : null;
   return Object.freeze({
-    host: e.ALLOCATOR_LISTEN_HOST || bind,
-    port: int('ALLOCATOR_PORT', e.ALLOCATOR_PORT ?? '8080'),
+    host,
+    port,
+    // the Host names a request may carry (http/origin-guard.js); port 0 (tests) is filled in
+    // once the server listens
+    allowedHostNames: parseHostNames(e.ALLOCATOR_ALLOWED_HOSTS),
+    publicPort,
     esUrl,
     // the client's node, credentials and TLS (packages/contract/src/connection.js)
     es: Object.freeze({ ...clientOptions(conn), node: esUrl }),

@@ -85,6 +85,30 @@ teardown_file() {
   assert_output --regexp '^404 '
 }
 
+@test "a browser's request from elsewhere is refused: a rebinding Host, a foreign Origin, a text/plain body; nothing created" {
+  local evil="rebind-$$" out
+  # DNS rebinding: attacker.example resolved to 127.0.0.1, the browser sends its own name
+  out="$(curl -sS --max-time 30 -w '\n%{http_code}' -H 'Host: attacker.example:8080' "$ALLOCATOR/tenants")"
+  assert_equal "$(tail -n1 <<<"$out")" 403
+  assert_equal "$(sed '$d' <<<"$out" | jq -r .error)" forbidden_host
+  # a page of another site posting to the allocator
+  out="$(curl -sS --max-time 30 -w '\n%{http_code}' -X POST -H 'Origin: http://attacker.example' -H 'content-type: application/json' \
+    -d "{\"id\":\"$evil\",\"name\":\"x\",\"expected_products\":1}" "$ALLOCATOR/tenants")"
+  assert_equal "$(tail -n1 <<<"$out")" 403
+  assert_equal "$(sed '$d' <<<"$out" | jq -r .message)" "a POST from the page at 'http://attacker.example' is refused: only the console at http://${ALLOCATOR#http://}/ may change the lab (scripts send no Origin)"
+  # a cross-site form may send text/plain without asking the server first: not a body here
+  out="$(curl -sS --max-time 30 -w '\n%{http_code}' -X POST -H 'content-type: text/plain' \
+    -d "{\"id\":\"$evil\",\"name\":\"x\",\"expected_products\":1}" "$ALLOCATOR/tenants")"
+  assert_equal "$(tail -n1 <<<"$out")" 415
+  run api GET "/tenants/$evil"
+  assert_output --regexp '^404 '
+  # the console's own origin, and the loopback name the lab prints, still work
+  out="$(curl -sS --max-time 30 -o /dev/null -w '%{http_code}' -X DELETE -H "Origin: $ALLOCATOR" "$ALLOCATOR/tenants/$evil")"
+  assert_equal "$out" 404
+  out="$(curl -sS --max-time 30 -o /dev/null -w '%{http_code}' "http://localhost:${ALLOCATOR##*:}/groups")"
+  assert_equal "$out" 200
+}
+
 @test "the CLI's move --wait, off a terminal, prints one progress line per phase" {
   local progress="$BATS_TEST_TMPDIR/progress"
   run bash -c "'$REPO/allocator/bin/tenantlab-allocator' --url '$ALLOCATOR' move '$SMOKE_TENANT' --group g1 --wait 2>'$progress'"
