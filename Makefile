@@ -16,7 +16,7 @@ export PATH := $(if $(NODE_VERSION),$(or $(LAB_CACHE),$(CURDIR)/.lab/cache)/node
 NODE_READY := scripts/install/node.sh >/dev/null
 LAB := runtimes/lib/dispatch
 
-.PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup bench-shape bench-external render dashboards k8s \
+.PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup bench-shape bench-external render dashboards k8s console \
 	tenants hot groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator \
 	seed seed-verify resubmit update querylog bench-seed bench-analysis \
 	load load-bot load-writes replay bench-load \
@@ -137,6 +137,9 @@ experiment: ## Run NAME= [QUICK=1] [REPEAT=N] [LAB=own|running]: repeated, inter
 
 demo: ## The noisy neighbour, live on the running lab (~5 min; QUICK=1 under 2 min; REPEAT=N repetitions, default 1): a bot floods one store, the allocator flags and moves it; at the end how often it did, and the report
 	@scripts/experiment demo
+
+console: ## The lab console in a browser (cluster map, live health, moves, experiments): its address, opened when there is a desktop
+	@scripts/console
 
 watch: ## Live terminal view: groups side by side (search rate, latency vs objective, queue, CPU), hottest tenants, moves; q quits [URL= another allocator, e.g. the demo's]
 	@$(ALLOC) $(if $(URL),--url $(URL)) watch

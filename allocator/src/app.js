@@ -11,6 +11,7 @@ import jobsPlugin from './plugins/jobs.js';
 import metricsPlugin from './plugins/metrics.js';
 import originGuard from './plugins/origin-guard.js';
 import statePlugin from './plugins/state.js';
+import consoleRoutes from './routes/console.js';
 import groupRoutes from './routes/groups.js';
 import healthRoutes from './routes/health.js';
 import hotRoutes from './routes/hot.js';
@@ -72,12 +73,14 @@ export async function buildApp({ config, log }) {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'tenantlab allocator', version: '0.1.0', description: 'Places tenants into index groups, moves them with zero loss, rebalances.' },
-      tags: ['ops', 'groups', 'tenants', 'jobs', 'rebalance'].map((name) => ({ name })),
+      tags: ['ops', 'groups', 'tenants', 'jobs', 'rebalance', 'console'].map((name) => ({ name })),
     },
     refResolver: { buildLocalReference: (json) => json.$id },
   });
 
   await app.register(healthRoutes);
+  // the console answers before the cluster is ready: the page says what it waits for
+  await app.register(consoleRoutes, { config });
   // Everything but health answers 503 with the reason until the allocator is ready (after the
   // request was validated, so a malformed request is still a 400).
   await app.register(async (api) => {

@@ -29,7 +29,11 @@ export function loadConfig(env = process.env) {
   // allocator pointed at another cluster has no LAB_NODES and skips this).
   // (an external cluster's groups are its nodes' attributes, not lab.env's node list)
   const conn = clusterConnection(e);
-  if (e.LAB_NODES && !conn.external) checkPolicyGroups(policy, Object.keys(topology(e).groups), policyFile);
+  const topo = e.LAB_NODES && !conn.external ? topology(e) : null;
+  if (topo) checkPolicyGroups(policy, Object.keys(topo.groups), policyFile);
+  // what the console shows beside each node: its CPU and memory as lab.env sizes them (SHAPE=off:
+  // no limits); an external cluster's nodes are not the lab's to size
+  const nodeSizes = new Map((topo?.nodes ?? []).map((n) => [n.name, topo.shape === 'off' ? null : n.size]));
   // ALLOCATOR_ES_URL: where a container reaches the cluster (compose: http://es-master:9200)
   const esUrl = e.ALLOCATOR_ES_URL || conn.url;
   const host = e.ALLOCATOR_LISTEN_HOST || bind;
@@ -55,5 +59,13 @@ export function loadConfig(env = process.env) {
     prometheusUrl: e.ALLOCATOR_PROMETHEUS_URL ?? `http://${bind}:${e.PROMETHEUS_PORT || '9090'}`,
     policyFile,
     policy,
+    shape: topo?.shape ?? null,
+    nodeSizes,
+    // the stored experiment runs the console lists (@tenantlab/contract/runs); a container mounts
+    // them read-only where these say
+    runs: Object.freeze({
+      committedRoot: resolve(e.ALLOCATOR_RUNS_COMMITTED || resolve(allocatorDir, '../experiments/results')),
+      localRoot: resolve(e.ALLOCATOR_RUNS_LOCAL || resolve(allocatorDir, '../.lab/results/experiments')),
+    }),
   });
 }

@@ -89,7 +89,7 @@ teardown_file() {
   local evil="rebind-$$" out
   # DNS rebinding: attacker.example resolved to 127.0.0.1, the browser sends its own name
   out="$(curl -sS --max-time 30 -w '\n%{http_code}' -H 'Host: attacker.example:8080' "$ALLOCATOR/tenants")"
-  assert_equal "$(tail -n1 <<<"$out")" 403
+  assert_equal "$(tail -n1 <<<"$out")" 421
   assert_equal "$(sed '$d' <<<"$out" | jq -r .error)" forbidden_host
   # a page of another site posting to the allocator
   out="$(curl -sS --max-time 30 -w '\n%{http_code}' -X POST -H 'Origin: http://attacker.example' -H 'content-type: application/json' \
@@ -107,6 +107,29 @@ teardown_file() {
   assert_equal "$out" 404
   out="$(curl -sS --max-time 30 -o /dev/null -w '%{http_code}' "http://localhost:${ALLOCATOR##*:}/groups")"
   assert_equal "$out" 200
+}
+
+@test "the console: its page with a policy that loads nothing from elsewhere, its state without a call per refresh, the stored runs with their reports" {
+  local headers committed
+  headers="$(curl -fsS --max-time 30 -D - -o "$BATS_TEST_TMPDIR/page.html" "$ALLOCATOR/")"
+  grep -qi "^content-security-policy: default-src 'none'; script-src 'self'" <<<"$headers" || fail "no content security policy: $headers"
+  grep -qi "frame-ancestors 'none'" <<<"$headers" || fail "the console may be framed: $headers"
+  grep -q '<script type="module" src="/console/app.js">' "$BATS_TEST_TMPDIR/page.html"
+  run api GET /console/vendor/uPlot.esm.js
+  assert_output --regexp '^200 '
+  run api GET /console/state
+  assert_output --regexp '^200 '
+  assert_equal "$(jq -r '[.groups[].name] | join(",")' <<<"${output#* }")" "$(groups | paste -sd,)"
+  # every committed run is listed (compose mounts them into the allocator's container), each
+  # with its report, which the allocator serves
+  committed="$(ls -d "$REPO"/experiments/results/*/ | wc -l)"
+  run api GET /console/runs
+  assert_output --regexp '^200 '
+  assert_equal "$(jq '[.runs[] | select(.where == "committed")] | length' <<<"${output#* }")" "$committed"
+  local report
+  report="$(jq -r '[.runs[] | select(.where == "committed" and .report != null)][0].report' <<<"${output#* }")"
+  run api GET "$report"
+  assert_output --regexp '^200 <!DOCTYPE html>'
 }
 
 @test "the CLI's move --wait, off a terminal, prints one progress line per phase" {

@@ -18,50 +18,22 @@ FIXTURES="tests/fixtures/traffic"
 
 setup_file() {
   load ../lib/lab
+  load ../lib/own-allocator
   cd "$REPO" || return 1
   scripts/install/locust.sh >/dev/null
   export LOOP_DIR="$BATS_FILE_TMPDIR" LOOP_PREFIX="loop$$-"
-  export LOOP_PORT
-  LOOP_PORT="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
-  jq '.observe = {windowS: 15, minQueries: 20, probeIntervalMs: 250}
+  own_allocator_start "$LOOP_DIR" "$LOOP_PREFIX" '.observe = {windowS: 15, minQueries: 20, probeIntervalMs: 250}
       | .hot += {share: 0.3, relative: 1.3, minRiseMs: 20, shareRise: 0.15, baselineS: 45, objectiveMs: {default: 2000}}
-      | .auto.enabled = false' allocator/policy.json >"$LOOP_DIR/policy.json"
-  ALLOCATOR_PORT="$LOOP_PORT" ALLOCATOR_INDEX_PREFIX="$LOOP_PREFIX" ALLOCATOR_POLICY_FILE="$LOOP_DIR/policy.json" \
-    ALLOCATOR_STATS_INTERVAL_MS=1000 ALLOCATOR_LOG_LEVEL=warn \
-    node allocator/src/main.js >"$LOOP_DIR/allocator.log" 2>&1 3>&- &
-  echo $! >"$LOOP_DIR/allocator.pid"
-  local i
-  for ((i = 0; i < 120; i++)); do
-    curl -fsS "http://127.0.0.1:$LOOP_PORT/readyz" >/dev/null 2>&1 && break
-    sleep 0.5
-  done
-  curl -fsS "http://127.0.0.1:$LOOP_PORT/readyz" >/dev/null || { cat "$LOOP_DIR/allocator.log" >&2; return 1; }
-  # six stores, three per group; documents newer than any tombstone an earlier run left
-  local base g n w id out spec
-  base="$(($(date +%s%3N) - 1000))"
-  for spec in a:g1:800:3 b:g1:500:2 c:g1:300:1 d:g2:800:3 e:g2:500:2 f:g2:300:1; do
-    IFS=: read -r id g n w <<<"$spec"
-    id="${LOOP_PREFIX}$id"
-    out="$(ALLOCATOR="http://127.0.0.1:$LOOP_PORT" api POST /tenants "{\"id\":\"$id\",\"name\":\"$id\",\"expected_products\":$n,\"traffic_weight\":$w,\"group\":\"$g\",\"dedicated\":false}")"
-    [[ "$out" == 201* ]] || { echo "cannot create tenant $id: $out" >&2; return 1; }
-    bulk "" "$(jq -nc --arg t "$id" --argjson n "$n" --argjson base "$base" -f "$FIXTURES/catalog.jq" | bulk_lines)"$'\n' "refresh=wait_for" || return 1
-  done
+      | .auto.enabled = false' || return 1
+  export LOOP_PORT="$OWN_PORT"
+  # six stores, three per group
+  own_stores "$LOOP_PREFIX" "$FIXTURES" a:g1:800:3 b:g1:500:2 c:g1:300:1 d:g2:800:3 e:g2:500:2 f:g2:300:1
 }
 
 teardown_file() {
   load ../lib/lab
-  local pid
-  pid="$(cat "$LOOP_DIR/allocator.pid" 2>/dev/null)" || true
-  if [[ -n "$pid" ]]; then
-    for id in a b c d e f; do ALLOCATOR="http://127.0.0.1:$LOOP_PORT" api DELETE "/tenants/${LOOP_PREFIX}$id" >/dev/null 2>&1 || true; done
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  fi
-  # wildcard deletes are refused (action.destructive_requires_name): by name
-  local names
-  names="$(es GET "/_cat/indices/${LOOP_PREFIX}*?h=index&expand_wildcards=all" 2>/dev/null | paste -sd, -)" || true
-  [[ -n "$names" ]] && es DELETE "/$names" >/dev/null 2>&1
-  es DELETE "/_index_template/${LOOP_PREFIX}products" >/dev/null 2>&1 || true
+  load ../lib/own-allocator
+  OWN_PORT="$LOOP_PORT" own_allocator_stop "$LOOP_DIR" "$LOOP_PREFIX" a b c d e f
 }
 
 setup() {

@@ -262,9 +262,12 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
   refute_output ""
   local source ro
   while read -r source ro; do
-    [[ "$source" == "$REPO/runtimes/compose/"* || "$source" == "$REPO/grafana-dashboards"* || "$source" == "$REPO/prometheus" ]] \
-      || fail "bind source outside compose/, grafana-dashboards/ and prometheus/: $source"
-    [[ -e "$source" ]] || fail "bind source missing: $source"
+    # config, and the stored experiment runs the console lists (the local ones' folder appears
+    # with the first local run; compose makes it when missing)
+    [[ "$source" == "$REPO/runtimes/compose/"* || "$source" == "$REPO/grafana-dashboards"* || "$source" == "$REPO/prometheus" \
+      || "$source" == "$REPO/experiments/results" || "$source" == "$REPO/.lab/results/experiments" ]] \
+      || fail "bind source outside compose/, grafana-dashboards/, prometheus/ and the stored runs: $source"
+    [[ -e "$source" || "$source" == "$REPO/.lab/results/experiments" ]] || fail "bind source missing: $source"
     assert_equal "$source read_only=$ro" "$source read_only=true"
   done <<<"$output"
 }

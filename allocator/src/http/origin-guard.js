@@ -45,8 +45,9 @@ export function checkRequest(allowed, { method, headers }) {
   const host = (headers.host ?? '').toLowerCase();
   const first = allowed.values().next().value;
   if (!allowed.has(host)) {
+    // 421 Misdirected Request, as Locust's web UI answers (traffic/lib/run.py)
     return {
-      status: 403,
+      status: 421,
       error: 'forbidden_host',
       message: `Host '${headers.host ?? ''}' is not this allocator's name: open http://${first}/ (a page of another name reaching this port is refused; ALLOCATOR_ALLOWED_HOSTS adds a name)`,
     };

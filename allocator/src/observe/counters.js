@@ -39,21 +39,22 @@ export function indexCounters(stats, into = new Map()) {
 }
 
 /**
- * From `_nodes/stats/thread_pool,process` (search pool and CPU): rejections as counters
- * (R|<node>) into `counters`, and a Map node name -> { queue, active, cpu_percent } of gauges.
+ * From `_nodes/stats/thread_pool,process,jvm` (search pool, CPU, heap): rejections as counters
+ * (R|<node>) into `counters`, and a Map node name -> { queue, active, cpu_percent, heap_percent,
+ * rejected } of gauges (rejected: the node's count since it started, for the console).
  */
 export function nodeReadings(nodeStats, counters = new Map()) {
   const gauges = new Map();
   for (const n of Object.values(nodeStats.nodes ?? {})) {
     const pool = n.thread_pool?.search ?? {};
     counters.set(`R|${n.name}`, pool.rejected ?? 0);
-    gauges.set(n.name, { queue: pool.queue ?? 0, active: pool.active ?? 0, cpu_percent: n.process?.cpu?.percent ?? null });
+    gauges.set(n.name, { queue: pool.queue ?? 0, active: pool.active ?? 0, cpu_percent: n.process?.cpu?.percent ?? null, heap_percent: n.jvm?.mem?.heap_used_percent ?? null, rejected: pool.rejected ?? 0 });
   }
   return gauges;
 }
 
 /** Request options of the two calls above, small answers (filter_path) for 1,000s of tenants. */
 export const NODE_STATS_REQUEST = {
-  metric: 'thread_pool,process',
-  filter_path: 'nodes.*.name,nodes.*.thread_pool.search,nodes.*.process.cpu.percent',
+  metric: 'thread_pool,process,jvm',
+  filter_path: 'nodes.*.name,nodes.*.thread_pool.search,nodes.*.process.cpu.percent,nodes.*.jvm.mem.heap_used_percent',
 };

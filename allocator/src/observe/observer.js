@@ -47,6 +47,7 @@ export class Observer {
       searchRate: new Map(),
       cost: emptyCost(observe.windowS),
       hot: [],
+      nodes: new Map(),
       health: { status: null, missing: [] },
     };
   }
@@ -190,7 +191,7 @@ export class Observer {
     for (const n of current) this.knownNodes.add(n);
     const missing = [...this.knownNodes].filter((n) => !current.has(n)).sort();
     const searchRate = new Map([...cost.tenants.values()].map((t) => [t.tenant, t.search_rate]));
-    this.snapshot = { at, groups, indexDocs, tenantDocs, tenantIndexDocs, searchRate, cost, hot, health: { status: health.status, missing } };
+    this.snapshot = { at, groups, indexDocs, tenantDocs, tenantIndexDocs, searchRate, cost, hot, nodes: gauges, health: { status: health.status, missing } };
     this.#export();
     this.metrics.clusterUp.set(1);
     for (const fn of this.listeners) {

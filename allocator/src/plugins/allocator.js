@@ -7,6 +7,7 @@
 import fp from 'fastify-plugin';
 import { Moves } from '../moves/moves.js';
 import { AutoIsolator } from '../observe/auto-isolate.js';
+import { GroupHistory } from '../observe/history.js';
 import { placementModel } from '../placement/model.js';
 import { Rebalancer } from '../rebalance/rebalancer.js';
 import { Startup } from '../startup.js';
@@ -33,6 +34,10 @@ export default fp(async function allocator(app, { config }) {
   const autoIsolator = new AutoIsolator(ctx, moves);
   app.observer.onObservation((snapshot) =>
     autoIsolator.consider(snapshot, placementModel({ store: ctx.store, snapshot, groups: snapshot.groups, policy: ctx.policy, prefix: config.prefix })));
+  // each group's last minutes of health, for the console's charts
+  const history = new GroupHistory();
+  app.observer.onObservation((snapshot) => history.add(snapshot));
+  app.decorate('history', history);
   app.decorate('views', views);
   app.decorate('autoIsolator', autoIsolator);
   app.decorate('tenants', new Tenants(ctx, views));

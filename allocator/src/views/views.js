@@ -24,8 +24,8 @@ function costView(c) {
 }
 
 export class Views {
-  constructor({ client, store, observer, policy }) {
-    Object.assign(this, { client, store, observer, policy });
+  constructor({ client, store, observer, policy, config = {} }) {
+    Object.assign(this, { client, store, observer, policy, config });
     this.countCache = new Map();
   }
 
@@ -151,6 +151,79 @@ export class Views {
       hot: snapshot.hot,
       // the busiest by search and indexing time: a noisy writer shows among them too
       top: [...cost.tenants.values()].sort((a, b) => b.search_ms_per_s + (b.write_ms_per_s ?? 0) - a.search_ms_per_s - (a.write_ms_per_s ?? 0) || (a.tenant < b.tenant ? -1 : 1)).slice(0, 10),
+      auto: auto(),
+    };
+  }
+
+  /**
+   * GET /console/state: the cluster map and health as the last observation saw them, without a
+   * call to Elasticsearch (the console refreshes every few seconds and must not add load to what
+   * it shows). Per group: its data nodes (size, CPU, heap, search queue, rejections), its indices
+   * and the tenants inside each (documents, observed share, the hot evidence); the master and any
+   * other node apart; the last jobs; auto-isolation.
+   */
+  consoleState({ auto = () => null, jobs = 20 } = {}) {
+    const { snapshot } = this.observer;
+    const { cost } = snapshot;
+    const sizes = this.config.nodeSizes ?? new Map();
+    const nodeView = (name) => {
+      const g = snapshot.nodes?.get(name) ?? {};
+      const size = sizes.get(name) ?? null;
+      return {
+        name,
+        cpus: size?.cpus ?? null,
+        cpuset: size?.cpuset ?? null,
+        mem: size?.mem ?? null,
+        heap: size?.heap ?? null,
+        cpu_percent: g.cpu_percent ?? null,
+        heap_percent: g.heap_percent ?? null,
+        queue: g.queue ?? null,
+        active: g.active ?? null,
+        rejected: g.rejected ?? null,
+      };
+    };
+    const tenantsByIndex = new Map();
+    for (const t of this.store.tenants.values()) {
+      const index = servingIndex(t, this.store);
+      if (!tenantsByIndex.has(index)) tenantsByIndex.set(index, []);
+      const c = cost.tenants.get(t.id);
+      const hot = snapshot.hot.find((h) => h.tenant === t.id) ?? null;
+      tenantsByIndex.get(index).push({
+        id: t.id,
+        name: t.name,
+        state: t.state,
+        documents: observedDocuments(snapshot, t.id, index),
+        search_rate: c?.search_rate ?? 0,
+        share_of_group: c?.share_of_group ?? 0,
+        write_share_of_group: c?.write_share_of_group ?? 0,
+        hot: hot ? { signal: hot.signal ?? null, kind: hot.kind ?? null, since: hot.since ?? null, why: hot.why ?? null, share: hot.share ?? null } : null,
+      });
+    }
+    for (const list of tenantsByIndex.values()) list.sort((a, b) => b.documents - a.documents || (a.id < b.id ? -1 : 1));
+    const dataNodes = new Set(snapshot.groups.flatMap((g) => g.nodes));
+    return {
+      observed_at: snapshot.at,
+      window_s: cost.window_s,
+      shape: this.config.shape ?? null,
+      cluster: snapshot.health,
+      groups: snapshot.groups.map((g) => {
+        const c = cost.groups.get(g.name);
+        return {
+          name: g.name,
+          nodes: g.nodes.map(nodeView),
+          latency: c ? { signal: c.signal, p95_ms: c.p95_ms, objective_ms: c.objective_ms, relative_limit_ms: c.relative_limit_ms, meets_objective: c.meets_objective, missed: c.missed, baseline: this.observer.baselines.get(g.name, c.signal) } : null,
+          search_rate: c?.search_rate ?? null,
+          rejected_per_s: c?.rejected_per_s ?? null,
+          cpu_percent: c?.cpu_percent ?? null,
+          indices: [...this.store.indices.values()]
+            .filter((ix) => ix.group === g.name)
+            .sort((a, b) => (a.name < b.name ? -1 : 1))
+            .map((ix) => ({ name: ix.name, kind: ix.kind, shards: ix.shards, replicas: ix.replicas, documents: snapshot.indexDocs.get(ix.name) ?? 0, tenants: tenantsByIndex.get(ix.name) ?? [] })),
+        };
+      }),
+      // the master and any node of no group, shown apart from the groups
+      other_nodes: [...(snapshot.nodes?.keys() ?? [])].filter((n) => !dataNodes.has(n)).sort().map(nodeView),
+      jobs: this.listJobs().slice(0, jobs),
       auto: auto(),
     };
   }

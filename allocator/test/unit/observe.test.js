@@ -62,9 +62,9 @@ describe('counters from Elasticsearch answers', () => {
 
   it('reads search rejections as counters and queue and CPU as gauges', () => {
     const counters = new Map();
-    const gauges = nodeReadings({ nodes: { x: { name: 'es-data-1', thread_pool: { search: { queue: 3, active: 1, rejected: 9 } }, process: { cpu: { percent: 55 } } } } }, counters);
+    const gauges = nodeReadings({ nodes: { x: { name: 'es-data-1', thread_pool: { search: { queue: 3, active: 1, rejected: 9 } }, process: { cpu: { percent: 55 } }, jvm: { mem: { heap_used_percent: 41 } } } } }, counters);
     assert.equal(counters.get('R|es-data-1'), 9);
-    assert.deepEqual(gauges.get('es-data-1'), { queue: 3, active: 1, cpu_percent: 55 });
+    assert.deepEqual(gauges.get('es-data-1'), { queue: 3, active: 1, cpu_percent: 55, heap_percent: 41, rejected: 9 });
   });
 });
 

@@ -9,7 +9,7 @@ test('the allocator answers its own loopback names on its port, nothing else', (
   for (const host of ['127.0.0.1:8080', 'localhost:8080', 'LOCALHOST:8080', '[::1]:8080']) assert.equal(checkRequest(lab, req('GET', { host })), null, host);
   for (const host of ['attacker.example:8080', '127.0.0.1:9090', '127.0.0.1', 'localhost', '127.0.0.1:8080.attacker.example', '']) {
     const r = checkRequest(lab, req('GET', { host }));
-    assert.equal(r?.status, 403, host);
+    assert.equal(r?.status, 421, host);
     assert.equal(r.error, 'forbidden_host');
   }
   assert.equal(checkRequest(lab, req('GET', {})).error, 'forbidden_host', 'no Host at all');

@@ -100,35 +100,5 @@ export function withTable(text, table, { begin = BEGIN, end = END } = {}) {
   return `${text.slice(0, a)}${begin}\n${table}\n${text.slice(b)}`;
 }
 
-/**
- * Every stored run: the committed ones (experiments/results) and the local ones
- * (.lab/results/experiments/NAME/RUN-ID), optionally of one experiment. -> [{ experiment,
- * run_id, where, started_at, quick, complete, verdicts: 'reproduced 2, inconclusive 1', path }]
- */
-export function storedRuns({ committedRoot, localRoot, name = null }) {
-  const out = [];
-  const summary = (r) => {
-    if (r.smoke) return `smoke ${r.smoke.result}`;
-    const counts = {};
-    for (const v of r.verdicts ?? []) counts[v.result] = (counts[v.result] ?? 0) + 1;
-    return Object.entries(counts).map(([k, n]) => `${RESULT[k] ?? k} ${n}`).join(', ') || '-';
-  };
-  const add = (file, where) => {
-    try {
-      const r = JSON.parse(readFileSync(file, 'utf8'));
-      if (name && r.experiment !== name) return;
-      out.push({ experiment: r.experiment, run_id: r.run_id, where, started_at: r.started_at, quick: Boolean(r.quick), complete: r.complete !== false, verdicts: summary(r), path: file });
-    } catch { /* a run stopped before its first write has no results.json to list */ }
-  };
-  for (const { name: n } of existsSync(committedRoot) ? readdirSync(committedRoot, { withFileTypes: true }).filter((d) => d.isDirectory()) : []) {
-    const f = join(committedRoot, n, 'results.json');
-    if (existsSync(f)) add(f, 'committed');
-  }
-  for (const d of existsSync(localRoot) ? readdirSync(localRoot, { withFileTypes: true }).filter((x) => x.isDirectory()) : []) {
-    for (const run of readdirSync(join(localRoot, d.name), { withFileTypes: true }).filter((x) => x.isDirectory())) {
-      const f = join(localRoot, d.name, run.name, 'results.json');
-      if (existsSync(f)) add(f, 'local');
-    }
-  }
-  return out.sort((a, b) => a.experiment.localeCompare(b.experiment) || String(a.started_at).localeCompare(String(b.started_at)));
-}
+// every stored run, committed and local: @tenantlab/contract/runs (the console lists them too)
+export { storedRuns } from '@tenantlab/contract/runs';
