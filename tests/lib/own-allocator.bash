@@ -52,3 +52,23 @@ own_allocator_stop() {
   [[ -n "$names" ]] && es DELETE "/$names" >/dev/null 2>&1
   es DELETE "/_index_template/${prefix}products" >/dev/null 2>&1 || true
 }
+
+# A test file's whole setup_file: the load engine installed, the allocator started with the
+# policy, the stores placed. Exports OWN_DIR, OWN_PREFIX, OWN_PORT and OWN_IDS for the tests and
+# own_allocator_teardown_file.
+#   own_allocator_setup_file PREFIX POLICY_JQ id:group:products:weight ...
+own_allocator_setup_file() {
+  local prefix="$1" policy_jq="$2" spec
+  shift 2
+  cd "$REPO" || return 1
+  scripts/install/locust.sh >/dev/null || return 1
+  export OWN_DIR="$BATS_FILE_TMPDIR" OWN_PREFIX="$prefix" OWN_IDS=""
+  for spec in "$@"; do OWN_IDS+="${spec%%:*} "; done
+  own_allocator_start "$OWN_DIR" "$OWN_PREFIX" "$policy_jq" || return 1
+  own_stores "$OWN_PREFIX" tests/fixtures/traffic "$@"
+}
+
+own_allocator_teardown_file() {
+  # shellcheck disable=SC2086 # the ids are words
+  own_allocator_stop "$OWN_DIR" "$OWN_PREFIX" $OWN_IDS
+}

@@ -14,26 +14,20 @@
 
 bats_require_minimum_version 1.5.0
 
-FIXTURES="tests/fixtures/traffic"
-
 setup_file() {
   load ../lib/lab
   load ../lib/own-allocator
-  cd "$REPO" || return 1
-  scripts/install/locust.sh >/dev/null
-  export LOOP_DIR="$BATS_FILE_TMPDIR" LOOP_PREFIX="loop$$-"
-  own_allocator_start "$LOOP_DIR" "$LOOP_PREFIX" '.observe = {windowS: 15, minQueries: 20, probeIntervalMs: 250}
-      | .hot += {share: 0.3, relative: 1.3, minRiseMs: 20, shareRise: 0.15, baselineS: 45, objectiveMs: {default: 2000}}
-      | .auto.enabled = false' || return 1
-  export LOOP_PORT="$OWN_PORT"
   # six stores, three per group
-  own_stores "$LOOP_PREFIX" "$FIXTURES" a:g1:800:3 b:g1:500:2 c:g1:300:1 d:g2:800:3 e:g2:500:2 f:g2:300:1
+  own_allocator_setup_file "loop$$-" '.observe = {windowS: 15, minQueries: 20, probeIntervalMs: 250}
+      | .hot += {share: 0.3, relative: 1.3, minRiseMs: 20, shareRise: 0.15, baselineS: 45, objectiveMs: {default: 2000}}
+      | .auto.enabled = false' \
+    a:g1:800:3 b:g1:500:2 c:g1:300:1 d:g2:800:3 e:g2:500:2 f:g2:300:1
 }
 
 teardown_file() {
   load ../lib/lab
   load ../lib/own-allocator
-  OWN_PORT="$LOOP_PORT" own_allocator_stop "$LOOP_DIR" "$LOOP_PREFIX" a b c d e f
+  own_allocator_teardown_file
 }
 
 setup() {
@@ -42,22 +36,22 @@ setup() {
 }
 
 @test "two minutes of steady storefront traffic flag nothing, with both groups judged against a ready baseline" {
-  local hot="http://127.0.0.1:$LOOP_PORT/hot" seconds="${LOOP_SECONDS:-120}"
+  local hot="http://127.0.0.1:$OWN_PORT/hot" seconds="${LOOP_SECONDS:-120}"
   [[ "$seconds" =~ ^[1-9][0-9]*$ ]] && ((seconds >= 120 && seconds <= 1800)) || fail "LOOP_SECONDS=$seconds: want 120 to 1800"
   # the real load engine, its tenants read from this file's allocator. Its latency thresholds
   # are lifted (this test judges the allocator; speed is a benchmark's, and a busy CI machine's
   # p95 or late arrivals are not a failure of the loop); failed requests, checks and
   # cross-tenant hits still fail the load, and the test
-  ALLOCATOR_PORT="$LOOP_PORT" SCENARIO=storefront DURATION="${seconds}s" RATE=20 UI=0 TENANTS="${LOOP_PREFIX}*" \
+  ALLOCATOR_PORT="$OWN_PORT" SCENARIO=storefront DURATION="${seconds}s" RATE=20 UI=0 TENANTS="${OWN_PREFIX}*" \
     P95_STOREFRONT_MS=600000 MAX_LATE=1 LOAD_ENGINE=host \
-    traffic/run.sh >"$LOOP_DIR/load.log" 2>&1 &
+    traffic/run.sh >"$OWN_DIR/load.log" 2>&1 &
   local load=$! i armed=0 judged=0 flags="" h looks=$((seconds / 2)) looked=0 busy=""
   for ((i = 0; i < looks; i++)); do
     sleep 2
     # only looks while the load runs count (the loop's curls make it outlast the load a little)
     kill -0 "$load" 2>/dev/null || break
     h="$(curl -fsS --max-time 5 "$hot")" || continue
-    flags+="$(jq -r --arg p "$LOOP_PREFIX" '.hot[] | select(.tenant | startswith($p)) | "\(.tenant) \(.crossed) \(.why)\n"' <<<"$h")"
+    flags+="$(jq -r --arg p "$OWN_PREFIX" '.hot[] | select(.tenant | startswith($p)) | "\(.tenant) \(.crossed) \(.why)\n"' <<<"$h")"
     # the second half: every group judged, its baseline ready and its relative limit set
     if ((i >= looks / 2)); then
       looked=$((looked + 1))
@@ -66,7 +60,7 @@ setup() {
       busy="$h" # the probe's share is of a window with shoppers in it
     fi
   done
-  wait "$load" || { tail -n 30 "$LOOP_DIR/load.log"; fail "the storefront load failed: $(grep -E 'FAIL|error' "$LOOP_DIR/load.log" | tail -n 3 | paste -sd' ')"; }
+  wait "$load" || { tail -n 30 "$OWN_DIR/load.log"; fail "the storefront load failed: $(grep -E 'FAIL|error' "$OWN_DIR/load.log" | tail -n 3 | paste -sd' ')"; }
   [[ -z "$flags" ]] || fail "flagged under steady traffic: $flags"
   echo "# $seconds s: judged $judged, armed $armed of the last $looked looks; last look under load: $(jq -c '[.groups[] | {group, signal, p95_ms, baseline_p95_ms, relative_limit_ms, probe_share_of_search}]' <<<"${busy:-{\}}")" >&3
   ((judged * 6 >= looked * 5)) || fail "both groups were judged in only $judged of the last $looked looks"

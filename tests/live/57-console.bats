@@ -11,25 +11,20 @@
 
 bats_require_minimum_version 1.5.0
 
-FIXTURES="tests/fixtures/traffic"
-
 setup_file() {
   load ../lib/lab
   load ../lib/own-allocator
-  cd "$REPO" || return 1
-  scripts/install/locust.sh >/dev/null
-  export CON_DIR="$BATS_FILE_TMPDIR" CON_PREFIX="con$$-"
-  own_allocator_start "$CON_DIR" "$CON_PREFIX" '.observe = {windowS: 15, minQueries: 20, probeIntervalMs: 250}
+  # four stores in g1, two in g2
+  own_allocator_setup_file "con$$-" '.observe = {windowS: 15, minQueries: 20, probeIntervalMs: 250}
       | .hot += {share: 0.4, relative: 1.3, minRiseMs: 20, shareRise: 0.15, baselineS: 45, objectiveMs: {default: 1}}
-      | .auto.enabled = false' || return 1
-  export CON_PORT="$OWN_PORT"
-  own_stores "$CON_PREFIX" "$FIXTURES" a:g1:300:1 b:g1:300:1 c:g1:300:1 d:g1:300:1 e:g2:300:1 f:g2:300:1
+      | .auto.enabled = false' \
+    a:g1:300:1 b:g1:300:1 c:g1:300:1 d:g1:300:1 e:g2:300:1 f:g2:300:1
 }
 
 teardown_file() {
   load ../lib/lab
   load ../lib/own-allocator
-  OWN_PORT="$CON_PORT" own_allocator_stop "$CON_DIR" "$CON_PREFIX" a b c d e f
+  own_allocator_teardown_file
 }
 
 setup() {
@@ -38,23 +33,23 @@ setup() {
 }
 
 @test "the console in a browser: the map as the API has it, the bot's store hot, a move from the page, the keyboard, a report, no error" {
-  local tools chromium pdir shots=".lab/results/console" url="http://127.0.0.1:$CON_PORT/"
+  local tools chromium pdir shots=".lab/results/console" url="http://127.0.0.1:$OWN_PORT/"
   tools="$(scripts/install/browser.sh)" || fail "browser tools: $tools"
   chromium="$(sed -n 1p <<<"$tools")" pdir="$(sed -n 2p <<<"$tools")"
   mkdir -p "$shots"
   # 150 s of shoppers and writes on the six stores, the bot on store a from 60 s to 105 s. Speed
   # thresholds lifted: this test judges the page, not the machine
-  ALLOCATOR_PORT="$CON_PORT" SCENARIO=mixed BOT=1 BOT_TENANT="${CON_PREFIX}a" BOT_RATE=40 DURATION=150s RATE=20 UI=0 \
-    TENANTS="${CON_PREFIX}*" P95_STOREFRONT_MS=600000 P95_BOT_MS=600000 P95_WRITES_MS=600000 MAX_LATE=1 LOAD_ENGINE=host \
-    traffic/run.sh >"$CON_DIR/load.log" 2>&1 &
+  ALLOCATOR_PORT="$OWN_PORT" SCENARIO=mixed BOT=1 BOT_TENANT="${OWN_PREFIX}a" BOT_RATE=40 DURATION=150s RATE=20 UI=0 \
+    TENANTS="${OWN_PREFIX}*" P95_STOREFRONT_MS=600000 P95_BOT_MS=600000 P95_WRITES_MS=600000 MAX_LATE=1 LOAD_ENGINE=host \
+    traffic/run.sh >"$OWN_DIR/load.log" 2>&1 &
   local load=$!
   run env CHROMIUM="$chromium" PUPPETEER_DIR="$pdir" HOT_WAIT_S=130 timeout 300 \
-    node tests/browser/console.mjs "$url" "${CON_PREFIX}a" "${CON_PREFIX}e" g1 "$shots"
+    node tests/browser/console.mjs "$url" "${OWN_PREFIX}a" "${OWN_PREFIX}e" g1 "$shots"
   kill "$load" 2>/dev/null || true
   wait "$load" 2>/dev/null || true
   assert_success
   echo "# $output" >&3
-  jq -e --arg a "${CON_PREFIX}a" '.groups >= 2 and .tenants >= 6 and .nodes >= 2 and (.hot_label | contains("HOT: "))
+  jq -e --arg a "${OWN_PREFIX}a" '.groups >= 2 and .tenants >= 6 and .nodes >= 2 and (.hot_label | contains("HOT: "))
     and .move.to == "g1" and .controls_reached > 10 and (.report.title | length > 0)' <<<"$output" >/dev/null || fail "unexpected: $output"
   [[ -s "$shots/console-map.png" && -s "$shots/report.png" ]] || fail "no screenshots in $shots"
 }
