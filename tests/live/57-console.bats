@@ -14,6 +14,9 @@ bats_require_minimum_version 1.5.0
 setup_file() {
   load ../lib/lab
   load ../lib/own-allocator
+  # once per CI run: the page is the allocator's own code, the same in every runtime; on compose
+  # the lab's allocator container serves it, its policy, the runs and a report (30-allocator.bats)
+  [[ "$(lab_runtime)" != compose ]] || skip "the browser session runs once, on the native lab (compose: 30-allocator.bats checks the container's console)"
   # four stores in g1, two in g2
   own_allocator_setup_file "con$$-" '.observe = {windowS: 15, minQueries: 20, probeIntervalMs: 250}
       | .hot += {share: 0.4, relative: 1.3, minRiseMs: 20, shareRise: 0.15, baselineS: 45, objectiveMs: {default: 1}}
