@@ -41,6 +41,8 @@ own_stores() {
 own_allocator_stop() {
   local dir="$1" prefix="$2" pid id names
   shift 2
+  # nothing started (a skipped file): and never a delete by an empty prefix
+  [[ -n "$prefix" && -n "$dir" ]] || return 0
   pid="$(cat "$dir/allocator.pid" 2>/dev/null)" || true
   if [[ -n "$pid" ]]; then
     for id in "$@"; do ALLOCATOR="http://127.0.0.1:$OWN_PORT" api DELETE "/tenants/${prefix}$id" >/dev/null 2>&1 || true; done
