@@ -46,9 +46,15 @@ async function refresh() {
   }
 }
 
+// drawn again only when a run was added or changed: a redraw would take the keyboard's focus
+let lastRuns = null;
 async function refreshRuns() {
   try {
-    renderRuns(await getJSON('/console/runs'));
+    const runs = await getJSON('/console/runs');
+    const text = JSON.stringify(runs);
+    if (text === lastRuns) return;
+    lastRuns = text;
+    renderRuns(runs);
   } catch (err) {
     fill(document.getElementById('run-list'), h('p', { class: 'bad', text: err.message }));
   }

@@ -48,6 +48,8 @@ export default async function consoleRoutes(app, { config }) {
   };
 
   app.get('/', { schema: { summary: 'The lab console (a page for a browser)', tags: ['console'] } }, (req, reply) => send(reply, 'index.html'));
+  // a browser asks for it on every page, the reports' too: nothing, rather than a 404 in its console
+  app.get('/favicon.ico', { schema: { hide: true } }, (req, reply) => reply.code(204).send());
   app.get('/console/*', { schema: { hide: true } }, (req, reply) => {
     const name = req.params['*'];
     if (!assets.has(name)) return reply.code(404).send({ error: 'not_found', message: `no console file '${name}'` });
