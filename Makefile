@@ -17,7 +17,7 @@ NODE_READY := scripts/install/node.sh >/dev/null
 LAB := runtimes/lib/dispatch
 
 .PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup bench-shape bench-external render dashboards k8s console \
-	tenants hot groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator \
+	tenants hot groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator bench-console \
 	seed seed-verify resubmit update querylog bench-seed bench-analysis \
 	load load-bot load-writes replay bench-load \
 	experiments experiment experiment-compare demo watch
@@ -174,6 +174,10 @@ bench-seed: ## Seeder docs/s against a naive loader, the client's bulk helper an
 
 bench-analysis: ## Seeding rate and index size with the storefront analysis (.partial subfields) against without, same documents, same run (needs `make up`)
 	@scripts/install/npm-deps.sh seed-data && cd seed-data && node bench/analysis.js
+
+bench-console: ## What one open console costs the allocator (CPU with and without, 1,000 tenants) and its page's time to draw the map (needs `make up`; Chromium)
+	@scripts/install/npm-deps.sh allocator && tools="$$(scripts/install/browser.sh)" && cd allocator && \
+	  CHROMIUM="$$(sed -n 1p <<<"$$tools")" PUPPETEER_DIR="$$(sed -n 2p <<<"$$tools")" BENCH_ONLY=console node bench/run.js
 
 bench-allocator: ## Placement plan for 100k tenants, API p99 at 200 req/s, move docs/s, the observer's cost with 1,000 tenants (needs `make up`)
 	@scripts/install/npm-deps.sh allocator && cd allocator && node bench/run.js

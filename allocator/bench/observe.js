@@ -10,52 +10,19 @@
 // observation plus the probes, counted from what the observer reports), and the probe's share of
 // each group's search time; as figures and as ratios to the baseline measured in the same run.
 import { readFileSync } from 'node:fs';
-import { aliasFor, statsGroupFor } from '@tenantlab/contract/naming';
-import { AllocatorProcess, cleanup, es, sleep, testPolicyFile } from '../test/integration/harness.js';
-
-const cpuSeconds = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
-
-async function pool(items, n, fn) {
-  let i = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (i < items.length) await fn(items[i++]);
-  }));
-}
+import { AllocatorProcess, cleanup, sleep, testPolicyFile } from '../test/integration/harness.js';
+import { cpuSeconds, placeTenants, shoppers } from './tenants.js';
 
 const SHOPPERS_PER_S = 20;
-
-/** Searches of random tenants, SHOPPERS_PER_S a second, until stop(). */
-function shoppers(ids) {
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const id = ids[Math.floor(Math.random() * ids.length)];
-      await Promise.all([es.search({ index: aliasFor(id), stats: [statsGroupFor(id)], size: 24, query: { match_all: {} }, aggs: { b: { terms: { field: 'brand_name.raw' } } } }).catch(() => {}), sleep(1000 / SHOPPERS_PER_S)]);
-    }
-  })();
-  return { stop: async () => ((running = false), await loop) };
-}
 
 async function measureOne({ prefix, tenants, seconds }) {
   const policyFile = testPolicyFile();
   const { probeIntervalMs } = JSON.parse(readFileSync(policyFile, 'utf8')).observe;
   const a = await AllocatorProcess.start({ prefix, policyFile, env: { ALLOCATOR_STATS_INTERVAL_MS: '1000' } });
   try {
-    const ids = Array.from({ length: tenants }, (_, i) => `${prefix}t${i}`);
-    await pool(ids, 8, async (id) => {
-      const r = await a.request('POST', '/tenants', { id, name: id, expected_products: 10 });
-      if (r.status !== 201) throw new Error(`POST /tenants ${id}: ${r.status} ${JSON.stringify(r.body)}`);
-    });
-    for (let i = 0; i < ids.length; i += 500) {
-      const ops = ids.slice(i, i + 500).flatMap((id) => [{ index: { _index: aliasFor(id), _id: `${id}:1` } }, { store_id: id, product_id: '1', name: 'one', updated_at: Date.now() }]);
-      await es.bulk({ operations: ops, refresh: true });
-    }
-    await pool(ids, 8, (id) => es.search({ index: aliasFor(id), stats: [statsGroupFor(id)], size: 1 }));
+    const ids = await placeTenants(a, prefix, tenants);
     await sleep(3000);
-    const shop = shoppers(ids);
+    const shop = shoppers(ids, SHOPPERS_PER_S);
     const pid = a.proc.pid;
     const cpu0 = cpuSeconds(pid);
     const t0 = Date.now();

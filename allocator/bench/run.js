@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `make bench-allocator`: prints the allocator's figures. The placement benchmark is pure;
 // the API and move benchmarks need the lab's cluster and clean up after themselves.
-// BENCH_ONLY=placement|api|move|observe runs one; BENCH_DOCS sets the move size.
+// BENCH_ONLY=placement|api|move|observe|console runs one (console only when asked: it needs
+// Chromium, make bench-console); BENCH_DOCS sets the move size.
 import { benchApi } from './api.js';
+import { benchConsole } from './console.js';
 import { benchMove } from './move.js';
 import { benchObserve } from './observe.js';
 import { benchPlacement } from './placement.js';
@@ -16,7 +18,7 @@ if (!only || only === 'placement') {
   results.placement = benchPlacement();
   console.log(`placement: ${results.placement.tenants} tenants planned in ${results.placement.placement_ms} ms (target < 1000 ms); rebalance plan ${results.placement.rebalance_plan_ms} ms`);
 }
-if (!only || only === 'api' || only === 'move' || only === 'observe') {
+if (!only || only === 'api' || only === 'move' || only === 'observe' || only === 'console') {
   if (!(await clusterUp())) {
     console.log(`api, move: skipped: Elasticsearch not reachable at ${labConfig.esUrl}`);
     failed = Boolean(only);
@@ -39,11 +41,17 @@ if (!only || only === 'api' || only === 'move' || only === 'observe') {
         console.log(`observe: ${o.large.es_requests_per_observation} Elasticsearch requests per observation + ${o.large.probe_searches_per_s} probe searches/s (${o.large.es_requests_per_s} requests/s at one observation a second); 1,000 tenants: ${o.large.cpu_ms_per_observation} ms CPU per observation (${o.large.cpu_percent_of_a_core}% of a core at 1/s), one observation ${o.large.observation_ms_median} ms (max ${o.large.observation_ms_max}); 10 tenants: ${o.baseline.cpu_ms_per_observation} ms, ${o.baseline.observation_ms_median} ms; ratio ${o.ratio.cpu}x CPU, ${o.ratio.observation_ms}x time`);
         console.log(`observe: the probe's share of each group's search time beside ${o.large.shoppers_per_s} shopper searches/s: 1,000 tenants ${JSON.stringify(o.large.probe_share_of_search)}, 10 tenants ${JSON.stringify(o.baseline.probe_share_of_search)}`);
       }
+      if (only === 'console') {
+        results.console = await benchConsole({ prefix: `${prefix}c-`, tenants: Number(process.env.BENCH_TENANTS ?? 1000), seconds: Number(process.env.BENCH_SECONDS ?? 30) });
+        const c = results.console;
+        console.log(`console: ${c.tenants} tenants: the page draws its map in ${c.page_load_ms} ms (median of ${c.page_loads_ms.join(', ')}); /console/state ${c.state_bytes} bytes; the allocator's CPU ${c.cpu_percent_without.join(', ')}% of a core without a console, ${c.cpu_percent_with.join(', ')}% with one open: ${c.cpu_ratio}x, the console's share ${c.console_cpu_percent_of_a_core}% of a core`);
+      }
     } catch (err) {
       console.error(`bench failed: ${err.message}`);
       failed = true;
     } finally {
       await cleanup(`${prefix}m-`);
+      await cleanup(`${prefix}c-`);
       await cleanup(prefix);
     }
   }
