@@ -36,6 +36,18 @@ const axisTitle = (metric) => {
 };
 
 /**
+ * What a bar holds, said exactly: "mean of 5 repetitions", or when the variants hold different
+ * numbers of values (a failed repetition, a figure a window could not hold) each one's count, and
+ * "one value" where a bar is a single repetition, not a mean.
+ */
+export function barHolds(rows, order) {
+  const counts = order.map((label) => rows.filter((r) => r.variant === label).length);
+  const of = (n) => (n === 1 ? 'one value' : `mean of ${n} repetitions`);
+  if (counts.every((n) => n === counts[0])) return of(counts[0]);
+  return order.map((label, i) => `${label} ${counts[i] === 1 ? 'one value' : `mean of ${counts[i]}`}`).join(', ');
+}
+
+/**
  * (a) The metric's mean per variant as a bar, with every repetition as a dot over it: the spread
  * across repetitions is visible beside the difference between variants.
  */
@@ -44,10 +56,9 @@ export async function latencyByVariant(results, metric = 'avg_ms') {
     .map((rep) => ({ variant: labelOf(v), round: rep.round, value: metricValue(rep.figures, metric) }))
     .filter((r) => r.value !== null));
   const order = results.variants.map(labelOf);
-  const n = Math.max(0, ...results.variants.map((v) => v.repetitions.length));
   const x = { field: 'variant', type: 'nominal', sort: order, title: null, axis: variantAxis(order) };
   return renderSvg({
-    title: { text: `${results.experiment}: ${metricDef(metric).label} per variant`, subtitle: `bar: mean of ${n} repetition${n === 1 ? '' : 's'}; dots: each repetition` },
+    title: { text: `${results.experiment}: ${metricDef(metric).label} per variant`, subtitle: `bar: ${barHolds(rows, order)}; dots: each repetition` },
     width: Math.max(WIDTH / 2, 70 * order.length),
     height: HEIGHT,
     data: { values: rows },
@@ -146,8 +157,8 @@ export async function burstTimeline(results) {
     title: {
       text: `${results.experiment}: p95 per store half over the measured window`,
       subtitle: rows.some((r) => r.kind === 'move')
-        ? `orange: ${what}; red line: the allocator flags it; blue: its move; one line per repetition`
-        : `shaded: ${what}; one line per repetition`,
+        ? `grey: ${what}; red line: the allocator flags it; green: its move; one line per repetition`
+        : `grey: ${what}; one line per repetition`,
     },
     data: { values: rows },
     facet: { row: { field: 'variant', type: 'nominal', sort: shown, title: null } },
@@ -157,12 +168,13 @@ export async function burstTimeline(results) {
       layer: [
         {
           transform: [{ filter: "datum.kind === 'burst'" }],
-          mark: { type: 'rect', color: '#fdd0a2', opacity: 0.5 },
+          // shading in colours no line uses (the lines: orange odd stores, blue even ones)
+          mark: { type: 'rect', color: '#bdbdbd', opacity: 0.45 },
           encoding: { x: { field: 'from', type: 'quantitative', title: 'seconds into the measured window' }, x2: { field: 'to' } },
         },
         {
           transform: [{ filter: "datum.kind === 'move'" }],
-          mark: { type: 'rect', color: '#9ecae1', opacity: 0.6 },
+          mark: { type: 'rect', color: '#a1d99b', opacity: 0.6 },
           encoding: { x: { field: 'from', type: 'quantitative' }, x2: { field: 'to' } },
         },
         {
@@ -198,7 +210,9 @@ export async function curveOverX(results, verdict) {
   if (!rows.length) return null;
   const st = verdict.statistic ?? {};
   const y = { field: 'value', type: 'quantitative', title: axisTitle(verdict.metric) };
-  const x = { field: 'x', type: 'quantitative', title: verdict.x_label ?? 'x', scale: { zero: false } };
+  // data nodes, shards: whole numbers, ticked as whole numbers
+  const whole = verdict.x.every((v) => Number.isInteger(v));
+  const x = { field: 'x', type: 'quantitative', title: verdict.x_label ?? 'x', scale: { zero: false }, ...(whole ? { axis: { tickMinStep: 1, format: 'd' } } : {}) };
   const layer = [
     { mark: { type: 'line', color: '#9ecae1', point: false }, encoding: { x, y: { ...y, aggregate: 'mean' } } },
     { mark: { type: 'point', filled: true, color: '#08519c', size: 45 }, encoding: { x, y, tooltip: [{ field: 'variant' }, { field: 'value' }] } },
@@ -214,7 +228,8 @@ export async function curveOverX(results, verdict) {
     subtitle = `dots: each repetition; blue: the means; dashed: least squares, slope ${Math.round(st.slope * 10) / 10} per unit, R² ${Math.round(st.r2 * 1000) / 1000}${st.cap_at !== null && st.cap_at !== undefined ? `; gains halve after x = ${st.cap_at}` : ''}`;
   } else if (verdict.form === 'peak' && st.peak_x !== undefined) {
     layer.push({ data: { values: [{ x: st.peak_x }] }, mark: { type: 'rule', color: '#d94801', strokeDash: [6, 4] }, encoding: { x: { field: 'x', type: 'quantitative' } } });
-    subtitle = `dots: each repetition; line: the means; dashed: the best mean, x = ${st.peak_x} (${st.peak_variant})`;
+    const peak = results.variants.find((v) => v.name === st.peak_variant);
+    subtitle = `dots: each repetition; line: the means; dashed: the best mean, x = ${st.peak_x} (${peak ? labelOf(peak) : st.peak_variant})`;
   }
   return renderSvg({
     title: { text: `${results.experiment}: ${metricDef(verdict.metric).label} against ${verdict.x_label ?? 'x'}`, subtitle },

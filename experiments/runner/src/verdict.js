@@ -128,16 +128,17 @@ function pairwiseOne(e, metric, samples, confidence) {
   const scaled = k === 1 ? '' : ` (x${fmtNumber(k)}: ${fmtWithUnit(mean(bk), unit)})`;
   const means = `mean ${fmtWithUnit(mean(a), unit)} vs ${fmtWithUnit(mean(b), unit)}${scaled}`;
   const separated = (dir) => (dir === 'lower' ? Math.max(...a) < Math.min(...bk) : Math.min(...a) > Math.max(...bk));
-  const of = k === 1 ? `${than}'s` : `${fmtNumber(k)} x ${than}'s`;
+  const L = e.label ?? ((v) => v);
+  const of = k === 1 ? `that of ${L(than)}` : `${fmtNumber(k)} x that of ${L(than)}`;
   return {
     metric,
-    test: `Mann-Whitney U, one-sided, ${expected.method === 'normal' ? 'normal approximation' : 'exact'}${k === 1 ? '' : `, against ${than}'s values x ${fmtNumber(k)}`}`,
+    test: `Mann-Whitney U, one-sided, ${expected.method === 'normal' ? 'normal approximation' : 'exact'}${k === 1 ? '' : `, against the values of ${L(than)} x ${fmtNumber(k)}`}`,
     p_value: expected.p,
     p_value_opposite: opposite.p,
     statistic: { u: expected.u },
     means: { [subject]: mean(a), [than]: mean(b) },
     effect: ratioEffect(ci),
-    said: (dir) => `${subject}'s ${metric} was ${WORD[dir]} ${of}${separated(dir) ? ' in every repetition' : ''} (${means}, ratio ${fmtNumber(ci.ratio)} ${ciText(ci, confidence)})`,
+    said: (dir) => `the ${metric} of ${L(subject)} was ${WORD[dir]} ${of}${separated(dir) ? ' in every repetition' : ''} (${means}, ratio ${fmtNumber(ci.ratio)} ${ciText(ci, confidence)})`,
     means_text: means,
   };
 }
@@ -152,7 +153,8 @@ function trendOne(e, metric, samples, confidence) {
   const ci = ratioCI(samples[last], samples[first], { confidence });
   const { unit } = metricDef(metric);
   const means = `means ${groups.map((g) => fmtNumber(mean(g))).join(', ')}${unit && unit !== 'ratio' ? ` ${unit}` : ''}`;
-  const along = e.variants.join(', ');
+  const L = e.label ?? ((v) => v);
+  const along = e.variants.map(L).join(', ');
   return {
     metric,
     test: expected.method === 'monte-carlo' ? `Jonckheere-Terpstra, one-sided, Monte Carlo (${expected.draws} permutations)` : 'Jonckheere-Terpstra, one-sided, exact',
@@ -161,7 +163,7 @@ function trendOne(e, metric, samples, confidence) {
     statistic: { j: expected.j, j_max: expected.jMax },
     means: Object.fromEntries(e.variants.map((v, i) => [v, mean(groups[i])])),
     effect: ratioEffect(ci, `${last}/${first}`),
-    said: (dir) => `${metric} ${WORD[dir]} along ${along} (${means}; J = ${fmtNumber(expected.j)} of ${expected.jMax}; ${last}/${first} ${fmtNumber(ci.ratio)} ${ciText(ci, confidence)})`,
+    said: (dir) => `${metric} ${WORD[dir]} along ${along} (${means}; J = ${fmtNumber(expected.j)} of ${expected.jMax}; ${L(last)} / ${L(first)} ${fmtNumber(ci.ratio)} ${ciText(ci, confidence)})`,
     means_text: means,
   };
 }
@@ -173,6 +175,7 @@ const ciText = (ci, confidence) => (ci.ratio === null ? '' : ci.unbounded ? `(${
 function ranked(one) {
   return (e, samplesByMetric, confidence) => {
     const metrics = e.metrics ?? [e.metric];
+    const L = e.label ?? ((v) => v);
     const each = metrics.map((m) => one(e, m, samplesByMetric[m], confidence));
     const [first] = each;
     const p = Math.max(...each.map((x) => x.p_value));
@@ -192,7 +195,7 @@ function ranked(one) {
       say: {
         reproduced: (adj) => `${both((x) => x.said(e.direction))}: p = ${pText(p, adj)}`,
         notReproduced: (adj) => `the opposite held: ${both((x) => x.said(OPPOSITE[e.direction]))}: p = ${pText(pOpp, adj)} for the opposite direction`,
-        unclear: (adj, adjOpp) => `no clear ${e.form === 'pairwise' ? 'difference' : 'trend'}: p = ${pText(p, adj)} for ${e.form === 'pairwise' ? `${e.variants[0]}'s ${metrics.join(' and ')} ${WORD[e.direction]} ${e.times ? `${fmtNumber(e.times)} x ` : ''}${e.variants[1]}'s` : `${metrics.join(' and ')} ${e.direction} along ${e.variants.join(', ')}`}, ${pText(pOpp, adjOpp)} for ${e.form === 'pairwise' ? WORD[OPPOSITE[e.direction]] : OPPOSITE[e.direction]} (${each.map((x) => x.means_text).join('; ')})`,
+        unclear: (adj, adjOpp) => `no clear ${e.form === 'pairwise' ? 'difference' : 'trend'}: p = ${pText(p, adj)} for ${e.form === 'pairwise' ? `the ${metrics.join(' and ')} of ${L(e.variants[0])} ${WORD[e.direction]} ${e.times ? `${fmtNumber(e.times)} x ` : ''}that of ${L(e.variants[1])}` : `${metrics.join(' and ')} ${e.direction} along ${e.variants.map(L).join(', ')}`}, ${pText(pOpp, adjOpp)} for ${e.form === 'pairwise' ? WORD[OPPOSITE[e.direction]] : OPPOSITE[e.direction]} (${each.map((x) => x.means_text).join('; ')})`,
       },
     };
   };
@@ -209,6 +212,7 @@ function pText(raw, adj) {
 // each side deciding, as for the ranked forms.
 function boundOne(e, metric, xs, confidence) {
   const [v] = e.variants;
+  const name = (e.label ?? ((x) => x))(v);
   const { unit } = metricDef(metric);
   const b = tMeanBound(xs, e.bound, { confidence });
   const most = e.direction === 'at_most';
@@ -223,10 +227,10 @@ function boundOne(e, metric, xs, confidence) {
     statistic: { bound: e.bound, low: b.low, high: b.high, df: b.df },
     means: { [v]: b.mean },
     effect: null,
-    held: `${v}'s ${metric} stayed ${word} ${fmtNumber(e.bound)} (${interval}; repetitions ${values})`,
-    broken: `${v}'s ${metric} was ${most ? 'above' : 'below'} ${fmtNumber(e.bound)} (${interval}; repetitions ${values})`,
+    held: `the ${metric} of ${name} stayed ${word} ${fmtNumber(e.bound)} (${interval}; repetitions ${values})`,
+    broken: `the ${metric} of ${name} was ${most ? 'above' : 'below'} ${fmtNumber(e.bound)} (${interval}; repetitions ${values})`,
     // left open: the wrapper closes it with the p-values (one figure) or a parenthesis (several)
-    unclear: `${v}'s ${metric} is not clearly ${word} ${fmtNumber(e.bound)}: ${interval} (repetitions ${values}`,
+    unclear: `the ${metric} of ${name} is not clearly ${word} ${fmtNumber(e.bound)}: ${interval} (repetitions ${values}`,
   };
 }
 
@@ -384,7 +388,7 @@ function peak(e, samples, confidence) {
   const perm = peakPermutation(groups, def.better, { seed });
   const { best } = perm;
   const curve = `means ${means.map((m, i) => `${fmtNumber(m)} at ${e.x[i]}`).join(', ')}${def.unit && def.unit !== 'ratio' ? ` ${def.unit}` : ''}`;
-  const at = `the best mean at x = ${e.x[best]} (${e.variants[best]})`;
+  const at = `the best mean at x = ${e.x[best]} (${(e.label ?? ((v) => v))(e.variants[best])})`;
   const interior = best > 0 && best < groups.length - 1;
   const end = interior ? null : jonckheereTerpstra(groups, { alternative: best === 0 ? down : up, seed });
   const pOpp = end ? Math.min(1, 2 * end.p) : 1;
@@ -441,6 +445,8 @@ export function verdicts(plan, variantsFigures, { reasons } = {}) {
   const alpha = alphaOf(plan.confidence);
   const level = familyLevel(plan);
   const inFamily = familyNote(plan);
+  // the reasons name variants as the report does, by their labels
+  const labels = new Map((plan.variants ?? []).map((v) => [v.name, v.label ?? v.name]));
   const computed = plan.expect.map((e) => {
     const head = {
       claim: e.claim, metric: e.metric, ...(e.metrics ? { metrics: [...e.metrics] } : {}), form: e.form, direction: e.direction, variants: [...e.variants],
@@ -463,7 +469,7 @@ export function verdicts(plan, variantsFigures, { reasons } = {}) {
       const means = e.variants.map((v) => fmtNumber(mean(samples[e.metric][v]))).join(', ');
       return none(`${counts.join(', ')} repetitions, below the ${min.repetitions} this test needs for a verdict: ${min.why} (REPEAT=${min.repetitions}; means ${means})`);
     }
-    return { head, form: FORMS[e.form](e, samples, plan.confidence), min };
+    return { head, form: FORMS[e.form]({ ...e, label: (v) => labels.get(v) ?? v }, samples, plan.confidence), min };
   });
   // the family: Holm over the directions that ran a test, each side apart
   const adj = holm(computed.map((c) => c.form?.base.p_value ?? null));

@@ -148,3 +148,11 @@ test('many-shards: where the lab degrades, from the creation rates (half the bes
   assert.match(degradation(run(falls), summaries(falls)), /^Creation fell below half its best rate \(20 indices\/s\) at 800 indices \(8 indices\/s\)\./);
   assert.equal(degradation({ plan: { workload: { scenario: 'ingest' } }, variants: [] }, {}), null);
 });
+
+test('a bar says what it holds: the mean of how many repetitions, each variant its own count when they differ, one value as one value', async () => {
+  const { barHolds } = await import('../src/charts.js');
+  const rows = (counts) => Object.entries(counts).flatMap(([variant, n]) => Array.from({ length: n }, () => ({ variant, value: 1 })));
+  assert.equal(barHolds(rows({ a: 5, b: 5 }), ['a', 'b']), 'mean of 5 repetitions');
+  assert.equal(barHolds(rows({ a: 1, b: 1 }), ['a', 'b']), 'one value');
+  assert.equal(barHolds(rows({ a: 5, b: 4, c: 1 }), ['a', 'b', 'c']), 'a mean of 5, b mean of 4, c one value');
+});
