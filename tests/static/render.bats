@@ -74,6 +74,21 @@ depends() { jq -r --arg s "$2" '.services[$s].depends_on // {} | keys[]' "$1" | 
   assert_output --partial "stale: runtimes/compose/nodes.generated.yml (missing)"
 }
 
+@test "make render CHECK=1 fails on a figure typed by hand into README.md, naming its line; generated tables may hold figures" {
+  local copy="$BATS_TEST_TMPDIR/repo"
+  repo_copy "$copy"
+  cp "$REPO/README.md" "$copy/README.md"
+  run in_copy "$copy" node scripts/lib/readme-figures.mjs README.md
+  assert_success
+  printf '\nThe demo profile loads in about a minute (16.9k docs/s); make load answers in 172.6 ms.\n' >>"$copy/README.md"
+  run in_copy "$copy" make -s render CHECK=1
+  assert_failure
+  local n
+  n="$(wc -l <"$copy/README.md")"
+  assert_output --partial "README.md:$n: '16.9k docs/s' is a figure typed by hand: quote a committed result through make render (a generated block), or leave it out"
+  assert_output --partial "README.md:$n: '172.6 ms' is a figure typed by hand"
+}
+
 @test "traffic/'s Python files are the Kubernetes load's ConfigMaps: an edit makes them stale, make render follows" {
   local copy="$BATS_TEST_TMPDIR/repo"
   repo_copy "$copy"
