@@ -1,6 +1,6 @@
 // A tenant's details in a dialog: where it is, what it costs, why it is hot; and a move to another
 // group, asked for in two steps (choose, then confirm) and sent as the allocator's own API call.
-import { postJSON } from './api.js';
+import { getJSON, postJSON } from './api.js';
 import { h, fill, num, pct } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
@@ -33,6 +33,23 @@ export function openTenant(tenant, group) {
   $('move-result').textContent = tenant.state !== 'active' ? `A ${tenant.state} tenant cannot be moved now.` : '';
   $('move-confirm').hidden = true;
   $('tenant').showModal();
+  showPlanFor(tenant.id);
+}
+
+// what the observed rebalance plan would do with this tenant, and why
+async function showPlanFor(id) {
+  const el = $('tenant-plan');
+  el.textContent = 'The observed rebalance plan: asking…';
+  try {
+    const plan = await getJSON('/plan/rebalance?by=observed');
+    if (current?.tenant.id !== id) return;
+    const m = plan.moves.find((x) => x.tenant === id);
+    el.textContent = m
+      ? `The observed rebalance plan would move it to ${m.to?.group ?? '?'}: ${m.why ?? m.reason ?? ''}`
+      : `The observed rebalance plan has no move for it${plan.moves.length ? ` (it moves ${plan.moves.map((x) => x.tenant).join(', ')})` : ''}.`;
+  } catch (err) {
+    el.textContent = `The observed rebalance plan: ${err.message}`;
+  }
 }
 
 export function wireTenantDialog({ onMoved }) {
