@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fmtNumber, fmtP } from './format.js';
 import { BUDGET_S } from './power.js';
 import { generatorCpuOf, loadEngineOf, loopOutcomes } from './results.js';
-import { planMinimum } from './verdict.js';
+import { familyShortfall } from './verdict.js';
 
 export const BEGIN = '<!-- published-runs: written by `make render` from experiments/results/*/results.json; do not edit by hand -->';
 export const END = '<!-- /published-runs -->';
@@ -53,8 +53,8 @@ function notesCell(results) {
   if (!results.plan?.rounds) notes.push('fixed run order, before the verdict protocol');
   // a run measured before its family's minimum was taken at Holm's first step: its verdicts were
   // computed at the minimum of their day; say so until it is re-run
-  const min = results.plan?.expect && results.plan?.rounds && !results.plan?.smoke ? planMinimum({ confidence: results.plan.confidence, expect: results.plan.expect }).repetitions : 0;
-  if (results.plan?.repetitions < min) notes.push(`${results.plan.repetitions} repetitions, below the ${min} its family of ${results.plan.expect.length} now needs: to be re-run`);
+  const short = familyShortfall(results);
+  if (short) notes.push(`${short.have} repetitions, below the ${short.need} its family of ${short.family} now needs: to be re-run`);
   if (results.complete === false) notes.push(`incomplete: ${results.incomplete_reason ?? '?'}`);
   return notes.join('; ');
 }

@@ -7,7 +7,7 @@ import { burstTimeline, curveOverX, latencyByVariant, latencyOverTime, published
 import { fmtBytes, fmtDuration, fmtNumber, fmtP, fmtWithUnit } from './format.js';
 import { DEFAULT_REPORT_METRICS, columnDef, metricDef, metricValue } from './metrics.js';
 import { generatorCpuOf, loadEngineOf, summarize } from './results.js';
-import { protocolText } from './verdict.js';
+import { familyShortfall, protocolText } from './verdict.js';
 
 // per workload: what a repetition's raw row and its Elasticsearch row show
 const RAW_METRICS = {
@@ -230,6 +230,12 @@ function settleText(s) {
   return s.steady ? `${head} (p95 ${p95s} ms). ` : `${head}, **never steady** (p95 ${p95s} ms): the first measured windows may still be a cold lab's. `;
 }
 
+// a run of fewer repetitions than its family needs today: its verdicts are of the rule of their day
+function shortfallText(results) {
+  const s = familyShortfall(results);
+  return s ? `**This run has ${s.have} repetitions per variant, measured before the minimum was taken at Holm's first step, which asks ${s.need} for a family of ${s.family}: its verdicts were reached under the earlier minimum, and it is to be re-run.** ` : '';
+}
+
 /** The cold round and the position check, for the protocol paragraph. */
 function orderText(results) {
   const budget = results.plan.over_budget ? `The full run is planned over the 30-minute budget: ${results.plan.over_budget}. ` : '';
@@ -320,7 +326,7 @@ export function reportBlocks(results, charts) {
   if (!results.smoke && results.verdicts.length) {
     // a run from before the protocol (no rounds recorded) says what it lacked instead
     blocks.push({ p: results.plan.rounds
-      ? `Protocol: ${protocolText(results.plan, results.verdicts)} ${orderText(results)}`
+      ? `Protocol: ${protocolText(results.plan, results.verdicts)} ${shortfallText(results)}${orderText(results)}`
       : 'Protocol: this run predates the verdict protocol: one fixed order of variants in every round, a warm-up pass shorter than a window, no correction over the family of directions, bootstrap intervals.' });
   }
   blocks.push({ h: 2, text: 'Hypothesis' }, { p: results.hypothesis });

@@ -422,6 +422,18 @@ const TEST_NAMES = {
   peak: 'permutation test of a peak inside the sweep',
 };
 
+/**
+ * A stored run measured with fewer repetitions than its family now needs (the minimum was taken
+ * at the spec's level before it was taken at Holm's first step): { have, need, family } or null.
+ * Its verdicts keep the minimum of their day; the report and the published table say so.
+ */
+export function familyShortfall(results) {
+  const plan = results.plan ?? {};
+  if (!plan.expect?.length || !plan.rounds || plan.smoke || results.quick) return null;
+  const need = planMinimum({ confidence: plan.confidence, expect: plan.expect }).repetitions;
+  return plan.repetitions < need ? { have: plan.repetitions, need, family: plan.expect.length } : null;
+}
+
 /** How verdicts are reached, one paragraph for the report (what a reviewer reads first). */
 export function protocolText(plan, verdictList = []) {
   const alpha = alphaOf(plan.confidence);

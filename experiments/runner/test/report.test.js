@@ -156,3 +156,14 @@ test('a bar says what it holds: the mean of how many repetitions, each variant i
   assert.equal(barHolds(rows({ a: 1, b: 1 }), ['a', 'b']), 'one value');
   assert.equal(barHolds(rows({ a: 5, b: 4, c: 1 }), ['a', 'b', 'c']), 'a mean of 5, b mean of 4, c one value');
 });
+
+test('a run of fewer repetitions than its family now needs says so in its protocol; a run of enough says nothing', async () => {
+  const dir = (name) => join(mkdtempSync(join(tmpdir(), 'report-')), name);
+  const four = syntheticResults({ repeat: 4, runId: 'four' }).results;
+  const a = dir('four');
+  await writeReport(a, four);
+  assert.match(readFileSync(join(a, 'report.md'), 'utf8'), /\*\*This run has 4 repetitions per variant, measured before the minimum was taken at Holm's first step, which asks 5 for a family of 2: its verdicts were reached under the earlier minimum, and it is to be re-run\.\*\*/);
+  const b = dir('five');
+  await writeReport(b, syntheticResults({ runId: 'five' }).results);
+  assert.doesNotMatch(readFileSync(join(b, 'report.md'), 'utf8'), /to be re-run/);
+});
