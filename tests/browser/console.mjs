@@ -83,7 +83,12 @@ try {
   const moveStart = Date.now();
   await page.waitForFunction((id, to) => document.querySelector(`.tile[data-tenant="${id}"]`)?.closest('.group')?.dataset.group === to, { timeout: 120000 }, moveTenant, moveTo)
     .catch(() => fail(`${moveTenant}'s tile did not reach ${moveTo} within 120 s`));
-  const done = await api(`/jobs/${job}`);
+  // the tile follows the alias at the switch; the job ends after its cleanup
+  let done = await api(`/jobs/${job}`);
+  for (let i = 0; i < 120 && !['succeeded', 'failed'].includes(done.state); i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    done = await api(`/jobs/${job}`);
+  }
   if (done.state !== 'succeeded') fail(`job ${job} is ${done.state}`);
   seen.move = { tenant: moveTenant, from, to: moveTo, job, question, tile_moved_after_s: Math.round((Date.now() - moveStart) / 100) / 10 };
   const row = await page.waitForSelector(`tr[data-job="${job}"][data-state="succeeded"]`, { timeout: 10000 }).catch(() => null);
