@@ -75,7 +75,8 @@ try {
   await page.waitForSelector('#move-confirm:not([hidden])', { timeout: 5000 }).catch(() => fail('no confirmation asked before the move'));
   const question = await page.$eval('#move-question', (e) => e.textContent);
   await page.click('#move-yes');
-  await page.waitForFunction(() => /Move started: job/.test(document.getElementById('move-result').textContent) || /./.test(document.getElementById('move-result').textContent), { timeout: 15000 });
+  // the dialog answers with the job, or with the allocator's refusal
+  await page.waitForFunction(() => document.getElementById('move-result').textContent.trim() !== '', { timeout: 15000 });
   const result = await page.$eval('#move-result', (e) => e.textContent);
   const job = /job (\S+)\./.exec(result)?.[1];
   if (!job) fail(`the move did not start: ${result}`);
