@@ -94,6 +94,15 @@ if [[ "$scenario" == replay ]]; then
   export LOG
 fi
 
+# A cluster still building replicas (right after a seeding) or moving shards would be measured
+# doing that: the run starts once it has settled (scripts/lib/cluster.sh), bounded
+settle_secs="$(seconds_of "$LOAD_SETTLE_TIMEOUT")"
+[[ -n "$settle_secs" ]] || die "LOAD_SETTLE_TIMEOUT=$LOAD_SETTLE_TIMEOUT: want a duration like 5m or 90s (0s: do not wait)"
+if ((settle_secs > 0)); then
+  wait_cluster_settled "$settle_secs" \
+    || die "the cluster is still $(settle_line "$(es_get /_cluster/health)") after LOAD_SETTLE_TIMEOUT=$LOAD_SETTLE_TIMEOUT: wait for it (make status), or raise the timeout"
+fi
+
 run_id="$(date -u +%Y%m%dT%H%M%SZ)-$scenario-$$"
 results="$LAB_DIR/results/$run_id"
 mkdir -p "$results"

@@ -69,6 +69,18 @@ export function renderFiles(files, { root, check = false, owns = [], source = 'i
   return 0;
 }
 
+/**
+ * text with what lies between the lines `begin` and `end` replaced by `block` (a generated table
+ * inside a hand-written page: README.md's published runs, docs/benchmarks.md's rows), or null
+ * when the page lacks the markers. The markers stay; the block is followed by a newline.
+ */
+export function withBlock(text, block, { begin, end }) {
+  const a = text.indexOf(begin);
+  const b = text.indexOf(end);
+  if (a < 0 || b < a) return null;
+  return `${text.slice(0, a)}${begin}\n${block}\n${text.slice(b)}`;
+}
+
 /** argv of a generator that takes only --check -> true|false; anything else is a RenderError naming the usage */
 export function checkArg(argv, usage) {
   const bad = argv.find((a) => a !== '--check');
