@@ -3,16 +3,15 @@
 // the committed run (seed-data/bench/results/bench-seed.json, written by BENCH_SAVE=), never typed
 // by hand: the block between BEGIN and END. scripts/render runs it (make render [CHECK=1]);
 // --check changes nothing and names each stale file.
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { RenderError, checkArg, renderFiles, runMain, withBlock } from '@tenantlab/contract/render-files';
+import { resolve } from 'node:path';
+import { checkArg, renderResultBlocks, runMain } from '@tenantlab/contract/render-files';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 export const RESULT = 'seed-data/bench/results/bench-seed.json';
 export const BEGIN = '<!-- bench-seed: written by `make render` from seed-data/bench/results/bench-seed.json; do not edit by hand -->';
 export const END = '<!-- /bench-seed -->';
 // the pages that show the figures, and the result's path from each
-const PAGES = [['docs/benchmarks.md', `../${RESULT}`], ['seed-data/README.md', 'bench/results/bench-seed.json']];
+const PAGES = [{ path: 'docs/benchmarks.md', link: `../${RESULT}` }, { path: 'seed-data/README.md', link: 'bench/results/bench-seed.json' }];
 
 const int = (x) => Math.round(x).toLocaleString('en-US');
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
@@ -51,15 +50,7 @@ export function seedBlock(r, { link }) {
 
 function main(argv) {
   const check = checkArg(argv, 'seed-data/bench/figures.js [--check]');
-  const file = join(ROOT, RESULT);
-  if (!existsSync(file)) throw new RenderError(`error: ${RESULT} is missing: BENCH_SAVE=${RESULT} make bench-seed writes it`);
-  const r = JSON.parse(readFileSync(file, 'utf8'));
-  const files = PAGES.map(([path, link]) => {
-    const content = withBlock(readFileSync(join(ROOT, path), 'utf8'), seedBlock(r, { link }), { begin: BEGIN, end: END });
-    if (content === null) throw new RenderError(`error: ${path} has no bench-seed markers; put the two lines of seed-data/bench/figures.js (BEGIN, END) where the figures go`);
-    return { path, content };
-  });
-  return renderFiles(files, { root: ROOT, check, source: RESULT, label: "make bench-seed's figures" });
+  return renderResultBlocks({ root: ROOT, result: RESULT, pages: PAGES, begin: BEGIN, end: END, block: seedBlock, bench: 'bench-seed', check });
 }
 
 runMain(import.meta.url, main);

@@ -3,15 +3,13 @@
 // (tests/bench/results/bench-startup.json, written by BENCH_SAVE=), never typed by hand: the
 // block between BEGIN and END. scripts/render runs it (make render [CHECK=1]); --check changes
 // nothing and names each stale file.
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { RenderError, checkArg, renderFiles, runMain, withBlock } from '@tenantlab/contract/render-files';
+import { resolve } from 'node:path';
+import { checkArg, renderResultBlocks, runMain } from '@tenantlab/contract/render-files';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 export const RESULT = 'tests/bench/results/bench-startup.json';
 export const BEGIN = '<!-- bench-startup: written by `make render` from tests/bench/results/bench-startup.json; do not edit by hand -->';
 export const END = '<!-- /bench-startup -->';
-const PAGE = 'docs/benchmarks.md';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const int = (x) => Math.round(x).toLocaleString('en-US');
@@ -42,12 +40,7 @@ export function startupBlock(r, { link }) {
 
 function main(argv) {
   const check = checkArg(argv, 'tests/bench/figures.mjs [--check]');
-  const file = join(ROOT, RESULT);
-  if (!existsSync(file)) throw new RenderError(`error: ${RESULT} is missing: BENCH_SAVE=${RESULT} make bench-startup writes it`);
-  const r = JSON.parse(readFileSync(file, 'utf8'));
-  const content = withBlock(readFileSync(join(ROOT, PAGE), 'utf8'), startupBlock(r, { link: `../${RESULT}` }), { begin: BEGIN, end: END });
-  if (content === null) throw new RenderError(`error: ${PAGE} has no bench-startup markers; put the two lines of tests/bench/figures.mjs (BEGIN, END) where the figures go`);
-  return renderFiles([{ path: PAGE, content }], { root: ROOT, check, source: RESULT, label: "make bench-startup's figures" });
+  return renderResultBlocks({ root: ROOT, result: RESULT, pages: [{ path: 'docs/benchmarks.md', link: `../${RESULT}` }], begin: BEGIN, end: END, block: startupBlock, bench: 'bench-startup', check });
 }
 
 runMain(import.meta.url, main);
