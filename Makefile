@@ -160,7 +160,7 @@ test: ## Run every test (starts and stops its own lab); ONLY=PATTERN for some; e
 test-compose: ## The compose runtime for real: an engine (a private one as root), local images, a lab, tests/compose/; "N passed, N failed"
 	@tests/compose/run
 
-bench-startup: ## Seconds from `make up` to green (native) and RSS per node
+bench-startup: ## `make up` with warm caches (native): SEED=0 to a ready lab, RSS per node, then the demo profile seeded from an empty lab [ROUNDS= BENCH_PROFILE=demo|ci|none BENCH_SAVE=]
 	@tests/bench/startup
 
 bench-external: ## RUNTIME=external's cost: the storefront straight to the lab and through a TLS + basic-auth proxy (needs make up with tenants)
@@ -169,8 +169,8 @@ bench-external: ## RUNTIME=external's cost: the storefront straight to the lab a
 bench-shape: ## What node sizes cost: make up -> green, idle RSS and CPU, SHAPE=groups against SHAPE=off (native)
 	@tests/bench/shape
 
-bench-seed: ## Seeder docs/s against a naive loader, the client's bulk helper and a plain-HTTP ceiling (same run), and its CPU share (needs `make up`)
-	@scripts/install/npm-deps.sh seed-data && cd seed-data && node bench/seed.js
+bench-seed: ## Seeder docs/s against a naive loader, the client's bulk helper and a plain-HTTP ceiling (same run), and its CPU share (needs `make up`) [BENCH_SAVE=seed-data/bench/results/bench-seed.json keeps the run make render shows]
+	@scripts/install/npm-deps.sh seed-data && cd seed-data && BENCH_SAVE="$(if $(BENCH_SAVE),$(abspath $(BENCH_SAVE)))" node bench/seed.js
 
 bench-analysis: ## Seeding rate and index size with the storefront analysis (.partial subfields) against without, same documents, same run (needs `make up`)
 	@scripts/install/npm-deps.sh seed-data && cd seed-data && node bench/analysis.js

@@ -47,6 +47,9 @@ elif [[ "$scenario" == replay ]]; then
 else
   export DURATION=1m secs=60
 fi
+# how long a run waits for a cluster still building replicas or moving shards (below)
+settle_secs="$(seconds_of "$LOAD_SETTLE_TIMEOUT")"
+[[ -n "$settle_secs" ]] || die "LOAD_SETTLE_TIMEOUT=$LOAD_SETTLE_TIMEOUT: want a duration like 5m or 90s (0s: do not wait)"
 number='^([0-9]+\.?[0-9]*|\.[0-9]+)$'
 [[ -z "${RATE:-}" || ("$RATE" =~ $number && "$RATE" != 0) ]] || die "RATE=$RATE: want page views per second, a number > 0"
 [[ -z "${VUS:-}" || "$VUS" =~ ^[1-9][0-9]*$ ]] || die "VUS=$VUS: want a whole number of virtual users > 0"
@@ -92,6 +95,13 @@ if [[ "$scenario" == replay ]]; then
   [[ -f "$LOG" && -r "$LOG" ]] || die "LOG=$LOG is not a readable file"
   LOG="$(realpath "$LOG")"
   export LOG
+fi
+
+# A cluster still building replicas (right after a seeding) or moving shards would be measured
+# doing that: the run starts once it has settled (scripts/lib/cluster.sh), bounded
+if ((settle_secs > 0)); then
+  wait_cluster_settled "$settle_secs" \
+    || die "the cluster is still $(settle_line "$(es_get /_cluster/health)") after LOAD_SETTLE_TIMEOUT=$LOAD_SETTLE_TIMEOUT: wait for it (make status), or raise the timeout"
 fi
 
 run_id="$(date -u +%Y%m%dT%H%M%SZ)-$scenario-$$"

@@ -37,6 +37,39 @@ wait_cluster_complete() {
   return 1
 }
 
+# settle_line HEALTH_JSON: what the cluster is doing, in words ("yellow, 3 shard copies
+# initializing, 0 relocating, 5 unassigned")
+settle_line() { jq -r '"\(.status), \(.initializing_shards) shard copies initializing, \(.relocating_shards) relocating, \(.unassigned_shards) unassigned"' <<<"$1"; }
+
+# wait_cluster_settled SECONDS: 0 once the cluster is green with no shard copy initializing or
+# relocating, saying once on stderr what it waits for; also 0, with a warning, when it stays
+# yellow or red with nothing in progress for two checks in a row (replicas it cannot place: one
+# data node, a group short of nodes), since waiting would change nothing; 1 after SECONDS.
+wait_cluster_settled() {
+  local deadline=$((SECONDS + $1)) health idle=0 said=""
+  while :; do
+    health="$(es_get "/_cluster/health")" || health=""
+    if [[ -n "$health" ]]; then
+      jq -e '.status == "green" and .initializing_shards == 0 and .relocating_shards == 0' <<<"$health" >/dev/null && return 0
+      if jq -e '.initializing_shards == 0 and .relocating_shards == 0 and .delayed_unassigned_shards == 0' <<<"$health" >/dev/null; then
+        idle=$((idle + 1))
+        if ((idle >= 2)); then
+          say "warning: the cluster is $(settle_line "$health") and nothing is in progress: its unassigned copies cannot be placed (make status shows why); going on"
+          return 0
+        fi
+      else
+        idle=0
+      fi
+      if [[ -z "$said" ]]; then
+        say "waiting for the cluster to settle first: $(settle_line "$health") (up to $1 s, LOAD_SETTLE_TIMEOUT)"
+        said=1
+      fi
+    fi
+    ((SECONDS < deadline)) || return 1
+    sleep 2
+  done
+}
+
 # rss_of PID: resident memory in MiB, empty if the process is gone
 rss_of() { ps -o rss= -p "$1" 2>/dev/null | awk '{printf "%d", $1/1024}'; }
 

@@ -16,11 +16,17 @@
 //   BENCH_SEEDER_ARGS  extra seeder options, e.g. '--concurrency 4 --bulk-bytes 2mb'; the
 //                 helper and the ceiling use the same request size and concurrency
 //   ES_URL, ALLOCATOR_URL as everywhere; without ALLOCATOR_URL an allocator of our own runs.
+//   BENCH_SAVE    a file to keep the result in too: seed-data/bench/results/bench-seed.json is
+//                 the committed run whose figures `make render` writes into docs/benchmarks.md
+// The result is always kept in $LAB_DIR/results/<time>-bench-seed/bench-seed.json.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AllocatorClient as AllocatorApi } from '@tenantlab/contract/allocator-client';
+import { benchEnvironment, saveBenchResult } from '@tenantlab/contract/bench-result';
+import { labRoot } from '@tenantlab/contract/lab-env-file';
+import { loadConfig } from '../src/config.js';
 import { buildContext, parseOptions } from '../src/cli/options.js';
 import { catalogItems } from '@tenantlab/dataset/catalog';
 import { generateTenants, tenantSpec } from '@tenantlab/dataset/tenants';
@@ -36,9 +42,12 @@ const VARIANTS = ['naive', 'helper', 'ceiling', 'seeder'];
 const wanted = (process.env.BENCH_VARIANTS ?? VARIANTS.join(',')).split(',').map((v) => v.trim()).filter(Boolean);
 const seederArgs = (process.env.BENCH_SEEDER_ARGS ?? '').split(' ').filter(Boolean);
 const profile = loadProfile('ci');
+const config = loadConfig();
 const bin = new URL('../bin/tenantlab-seed', import.meta.url).pathname;
 const variantJs = new URL('./variant.js', import.meta.url).pathname;
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
+// what the seeder's docs/s should be against each baseline, and its share of the CPU at most
+const TARGETS = { naive: 1.5, helper: 1.0, ceiling: 0.85, cpu_share: 0.15 };
 const say = (s) => console.log(s);
 // Load settings the baselines record stay out of the lab's own state directory.
 const stateDir = mkdtempSync(join(tmpdir(), 'seed-bench-'));
@@ -76,6 +85,7 @@ function run(args, env = {}) {
 }
 
 async function main() {
+  const environment = benchEnvironment(labRoot);
   for (const v of wanted) if (!VARIANTS.includes(v)) throw new Error(`BENCH_VARIANTS: unknown variant '${v}' (${VARIANTS.join(', ')})`);
   if (!(await clusterUp())) throw new Error(`no cluster at ${esUrl}: start the lab (make up)`);
   // The seeder's own request size and concurrency (defaults, SEED_* variables, BENCH_SEEDER_ARGS)
@@ -138,7 +148,6 @@ async function main() {
     ceiling: `ceiling: pre-generated NDJSON, plain HTTP (${Math.round(bulk.flushBytes / 1024)} KB, ${bulk.concurrency} in flight, data nodes, load settings as the seeder)`,
     seeder: 'tenantlab-seed (5 MB bulks, concurrent, all data nodes, refresh -1 and 0 replicas during the load)',
   };
-  const TARGETS = { naive: 1.5, helper: 1.0, ceiling: 0.85 };
   say('');
   for (const v of wanted) say(`${v.padEnd(8)} ${LABELS[v]}`);
   say('');
@@ -158,6 +167,7 @@ async function main() {
   });
   say('(best round of each; "to green": docs / (load + replica rebuild after it); client CPU: the whole process for naive and seeder, the load alone for helper and ceiling)');
   say('');
+  let cpu = null;
   if (seeder) {
     for (const v of wanted.filter((x) => x !== 'seeder')) {
       const load = seeder.load.rate / best(v, 'rate').rate;
@@ -170,8 +180,27 @@ async function main() {
     const esCpuAvg = runs.seeder.reduce((a, r) => a + r.esCpu, 0) / runs.seeder.length;
     const share = seedCpu / (seedCpu + esCpuAvg);
     const genShare = genCpu / (seedCpu + esCpuAvg);
-    say(`generator CPU share: ${pct(share)} of the CPU used during seeding (per round: seeder process ${seedCpu.toFixed(2)}s, Elasticsearch JVMs ${esCpuAvg.toFixed(2)}s, from ${runs.seeder[0].cpuSource}) (target <= 15%: ${share <= 0.15 ? 'met' : 'MISSED'}); generating the documents alone: ${genCpu.toFixed(2)}s = ${pct(genShare)}`);
+    say(`generator CPU share: ${pct(share)} of the CPU used during seeding (per round: seeder process ${seedCpu.toFixed(2)}s, Elasticsearch JVMs ${esCpuAvg.toFixed(2)}s, from ${runs.seeder[0].cpuSource}) (target <= 15%: ${share <= TARGETS.cpu_share ? 'met' : 'MISSED'}); generating the documents alone: ${genCpu.toFixed(2)}s = ${pct(genShare)}`);
+    cpu = { seeder_s: seedCpu, elasticsearch_s: esCpuAvg, share, generator_s: genCpu, generator_share: genShare, source: runs.seeder[0].cpuSource };
   }
+  const round3 = (x) => Math.round(x * 1000) / 1000;
+  const result = {
+    bench: 'bench-seed',
+    ...environment,
+    lab: { data_nodes: pids.length, shape: config.env.SHAPE ?? null, es_heap: config.env.ES_HEAP ?? null },
+    profile: 'ci', scale, seed, documents: total, rounds,
+    request: { bytes: bulk.flushBytes, concurrency: bulk.concurrency },
+    targets: TARGETS,
+    variants: Object.fromEntries(wanted.map((v) => [v, {
+      label: LABELS[v],
+      best_rate: round3(best(v, 'rate').rate),
+      best_green_rate: round3(best(v, 'greenRate').greenRate),
+      rounds: runs[v].map((r) => ({ docs: r.docs, seconds: round3(r.seconds), green_s: round3(r.green), rate: round3(r.rate), green_rate: round3(r.greenRate), client_cpu_s: round3(v === 'seeder' || v === 'naive' ? r.processCpu : r.cpu), elasticsearch_cpu_s: round3(r.esCpu) })),
+    }])),
+    cpu: cpu && Object.fromEntries(Object.entries(cpu).map(([k, x]) => [k, typeof x === 'number' ? round3(x) : x])),
+  };
+  const [where, saved] = saveBenchResult('bench-seed', result, { labDir: config.labDir });
+  say(`result: ${where}${saved ? ` (and ${saved})` : ''}`);
 }
 
 main()

@@ -33,6 +33,9 @@ setup_file() {
 
 teardown_file() {
   load ../lib/lab
+  # the settle test's throttle and index, whatever became of it
+  es PUT /_cluster/settings '{"transient": {"indices.recovery.max_bytes_per_sec": null}}' >/dev/null 2>&1 || true
+  es DELETE /loadtest-settle >/dev/null 2>&1 || true
   api DELETE "/tenants/loadtest-a" >/dev/null 2>&1 || true
   api DELETE "/tenants/loadtest-b" >/dev/null 2>&1 || true
 }
@@ -361,6 +364,42 @@ print(json.dumps({line.split()[0]: ids[fnv1a(line.split()[0]) % len(ids)] for li
   assert_output --partial "✗ cross_tenant_hits: count==0"
   assert_output --partial "verdict: FAIL"
   assert_output --partial "load: FAIL: a threshold was breached"
+}
+
+# unthrottle: recoveries at the cluster's own speed again, the test's index gone
+unthrottle() {
+  es PUT /_cluster/settings '{"persistent": {"indices.recovery.max_bytes_per_sec": null}, "transient": {"indices.recovery.max_bytes_per_sec": null}}' >/dev/null || true
+  es DELETE /loadtest-settle >/dev/null 2>&1 || true
+}
+
+@test "a cluster still building a replica is waited for in one line before the load measures; LOAD_SETTLE_TIMEOUT bounds the wait" {
+  # A replica whose recovery is throttled to a crawl: about 1 MB of flushed segments at 20 KB/s
+  es PUT /loadtest-settle '{"settings": {"number_of_shards": 1, "number_of_replicas": 0}}' >/dev/null
+  local body="" i pad
+  pad="$(head -c 600 /dev/zero | tr '\0' x)"
+  for ((i = 0; i < 1500; i++)); do body+="{\"index\":{}}"$'\n'"{\"n\":$i,\"pad\":\"$pad$i\"}"$'\n'; done
+  bulk loadtest-settle "$body"
+  es POST /loadtest-settle/_flush >/dev/null
+  es PUT /_cluster/settings '{"transient": {"indices.recovery.max_bytes_per_sec": "20kb"}}' >/dev/null
+  es PUT /loadtest-settle/_settings '{"index": {"number_of_replicas": 1}}' >/dev/null
+  # bounded: a short timeout ends the wait with one line naming what is still going on
+  SCENARIO=storefront DURATION=5s RATE=5 LOAD_SETTLE_TIMEOUT=3s run "$RUN"
+  assert_failure 2
+  assert_line --partial "waiting for the cluster to settle first: yellow, 1 shard copies initializing"
+  assert_line --partial "error: the cluster is still yellow, 1 shard copies initializing, 0 relocating"
+  refute_output --partial "verdict:"
+  # the load waits, then runs once the replica is in place (the throttle lifted meanwhile)
+  local log="$BATS_TEST_TMPDIR/load.log"
+  SCENARIO=storefront DURATION=5s RATE=5 "$RUN" >"$log" 2>&1 &
+  local pid=$!
+  for ((i = 0; i < 40; i++)); do grep -q "waiting for the cluster to settle first" "$log" && break; sleep 0.5; done
+  grep -q "waiting for the cluster to settle first" "$log" || { kill "$pid"; unthrottle; fail "the load did not wait: $(cat "$log")"; }
+  # still waiting: no load started while the replica is being built
+  sleep 3
+  grep -q "verdict:" "$log" && { unthrottle; fail "the load ran on an unsettled cluster"; }
+  unthrottle
+  wait "$pid" || fail "the load failed once the cluster settled: $(tail -5 "$log")"
+  grep -q "verdict: PASS" "$log" || fail "no passing run after the wait: $(tail -5 "$log")"
 }
 
 @test "bad input: unknown TENANT, unknown SCENARIO, RATE with VUS, a missing log, a bad LOAD_ENGINE, a port taken: one line, exit 2" {

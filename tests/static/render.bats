@@ -89,6 +89,53 @@ depends() { jq -r --arg s "$2" '.services[$s].depends_on // {} | keys[]' "$1" | 
   assert_output --partial "README.md:$n: '172.6 ms' is a figure typed by hand"
 }
 
+@test "make bench-seed's figures are rendered from its committed result: a changed result makes both pages stale, make render writes them, a missing one is one line" {
+  local copy="$BATS_TEST_TMPDIR/repo" result=seed-data/bench/results/bench-seed.json
+  repo_copy "$copy"
+  mkdir -p "$copy/seed-data" "$copy/docs"
+  cp -r "$REPO/seed-data/bench" "$REPO/seed-data/README.md" "$copy/seed-data/"
+  cp "$REPO/docs/benchmarks.md" "$copy/docs/"
+  run in_copy "$copy" node seed-data/bench/figures.js --check
+  assert_success
+  # the seeder twice as fast as committed: every figure that depends on it follows
+  jq '.variants.seeder.best_rate = 54321.4' "$REPO/$result" >"$copy/$result"
+  run in_copy "$copy" make -s render CHECK=1
+  assert_failure
+  assert_output --partial "stale: docs/benchmarks.md"
+  assert_output --partial "stale: seed-data/README.md"
+  run in_copy "$copy" make -s render
+  assert_success
+  grep -q '| seeder | 54,321 |' "$copy/docs/benchmarks.md" || fail "docs/benchmarks.md does not show the new rate"
+  grep -q '| seeder | 54,321 |' "$copy/seed-data/README.md" || fail "seed-data/README.md does not show the new rate"
+  run in_copy "$copy" make -s render CHECK=1
+  assert_success
+  rm "$copy/$result"
+  run in_copy "$copy" node seed-data/bench/figures.js --check
+  assert_equal "$status" 2
+  assert_output "error: $result is missing: BENCH_SAVE=$result make bench-seed writes it"
+}
+
+@test "make bench-startup's figures are rendered from its committed result: a slower start shows as missed, a missing result is one line" {
+  local copy="$BATS_TEST_TMPDIR/repo" result=tests/bench/results/bench-startup.json
+  repo_copy "$copy"
+  mkdir -p "$copy/tests" "$copy/docs"
+  cp -r "$REPO/tests/bench" "$copy/tests/"
+  cp "$REPO/docs/benchmarks.md" "$copy/docs/"
+  run in_copy "$copy" node tests/bench/figures.mjs --check
+  assert_success
+  jq '.up_seed0_s = [61.2, 60.5, 75.0]' "$REPO/$result" >"$copy/$result"
+  run in_copy "$copy" make -s render CHECK=1
+  assert_failure
+  assert_output --partial "stale: docs/benchmarks.md"
+  run in_copy "$copy" make -s render
+  assert_success
+  grep -qF '| 61.2 s (rounds: 61.2, 60.5, 75.0) | <= 30 s: **missed** |' "$copy/docs/benchmarks.md" || fail "docs/benchmarks.md does not show the slower start"
+  rm "$copy/$result"
+  run in_copy "$copy" node tests/bench/figures.mjs --check
+  assert_equal "$status" 2
+  assert_output "error: $result is missing: BENCH_SAVE=$result make bench-startup writes it"
+}
+
 @test "traffic/'s Python files are the Kubernetes load's ConfigMaps: an edit makes them stale, make render follows" {
   local copy="$BATS_TEST_TMPDIR/repo"
   repo_copy "$copy"

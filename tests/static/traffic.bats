@@ -146,7 +146,7 @@ inspect() { local f="$1"; shift; env "$@" "$PY" tools/describe.py "$f"; }
   assert_failure 2
   assert_output "error: unknown SCENARIO 'soak': pick one of mixed storefront bot writes replay"
   local bad
-  for bad in "DURATION=forever" "DURATION=0s" "DURATION=2h" "RATE=fast" "RATE=0" "RATE=-3" "VUS=-1" "SPEED=0" "SPEED=slow" "BOT=yes" "BAD_LINES=ignore" "RATE=5 VUS=5" "UI=maybe"; do
+  for bad in "DURATION=forever" "DURATION=0s" "DURATION=2h" "RATE=fast" "RATE=0" "RATE=-3" "VUS=-1" "SPEED=0" "SPEED=slow" "BOT=yes" "BAD_LINES=ignore" "RATE=5 VUS=5" "UI=maybe" "LOAD_SETTLE_TIMEOUT=soon"; do
     run env $bad ./run.sh
     assert_equal "$bad: exit $status" "$bad: exit 2"
     assert_equal "$bad: ${#lines[@]} line(s)" "$bad: 1 line(s)"

@@ -4,6 +4,7 @@
 // by hand. And the list of stored runs (`make experiment-runs`).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { withBlock } from '@tenantlab/contract/render-files';
 import { fmtNumber, fmtP } from './format.js';
 import { BUDGET_S } from './power.js';
 import { generatorCpuOf, loadEngineOf, loopOutcomes } from './results.js';
@@ -94,10 +95,7 @@ export function runTimesTable(runs, { linkBase }) {
 
 /** text with the block between `begin` and `end` (default: the published runs') replaced by `table`; null when the markers are missing. */
 export function withTable(text, table, { begin = BEGIN, end = END } = {}) {
-  const a = text.indexOf(begin);
-  const b = text.indexOf(end);
-  if (a < 0 || b < a) return null;
-  return `${text.slice(0, a)}${begin}\n${table}\n${text.slice(b)}`;
+  return withBlock(text, table, { begin, end });
 }
 
 // every stored run, committed and local: @tenantlab/contract/runs (the console lists them too)

@@ -69,6 +69,37 @@ export function renderFiles(files, { root, check = false, owns = [], source = 'i
   return 0;
 }
 
+/**
+ * text with what lies between the lines `begin` and `end` replaced by `block` (a generated table
+ * inside a hand-written page: README.md's published runs, docs/benchmarks.md's rows), or null
+ * when the page lacks the markers. The markers stay; the block is followed by a newline.
+ */
+export function withBlock(text, block, { begin, end }) {
+  const a = text.indexOf(begin);
+  const b = text.indexOf(end);
+  if (a < 0 || b < a) return null;
+  return `${text.slice(0, a)}${begin}\n${block}\n${text.slice(b)}`;
+}
+
+/**
+ * A benchmark's figures in hand-written pages, from its committed result (make bench-seed's,
+ * make bench-startup's): result is the JSON file's path relative to root; pages [{ path, link }],
+ * link being the result's path as seen from that page; block(result, { link }) -> the Markdown
+ * between begin and end. A missing result or page markers: a RenderError naming what to do
+ * (`bench` is the target that writes the result). -> renderFiles' exit code.
+ */
+export function renderResultBlocks({ root, result, pages, begin, end, block, bench, check = false }) {
+  const file = join(root, result);
+  if (!existsSync(file)) throw new RenderError(`error: ${result} is missing: BENCH_SAVE=${result} make ${bench} writes it`);
+  const r = JSON.parse(readFileSync(file, 'utf8'));
+  const files = pages.map(({ path, link }) => {
+    const content = withBlock(readFileSync(join(root, path), 'utf8'), block(r, { link }), { begin, end });
+    if (content === null) throw new RenderError(`error: ${path} has no ${bench} markers; put these two lines where the figures go: ${begin} ${end}`);
+    return { path, content };
+  });
+  return renderFiles(files, { root, check, source: result, label: `make ${bench}'s figures` });
+}
+
 /** argv of a generator that takes only --check -> true|false; anything else is a RenderError naming the usage */
 export function checkArg(argv, usage) {
   const bad = argv.find((a) => a !== '--check');

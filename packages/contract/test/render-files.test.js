@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { checkArg, RenderError, renderFiles } from '../src/render-files.js';
+import { checkArg, RenderError, renderFiles, withBlock } from '../src/render-files.js';
 
 const tree = () => {
   const root = mkdtempSync(join(tmpdir(), 'render-files-'));
@@ -60,4 +60,11 @@ test('checkArg: --check or nothing; anything else is a RenderError naming the us
   assert.equal(checkArg(['--check'], 'x [--check]'), true);
   assert.throws(() => checkArg(['--force'], 'x [--check]'), (err) => err instanceof RenderError
     && err.message === "error: unknown argument '--force'; usage: x [--check]");
+});
+
+test('withBlock replaces what lies between the markers and keeps them; no markers, null', () => {
+  const m = { begin: '<!-- a -->', end: '<!-- /a -->' };
+  assert.equal(withBlock('x\n<!-- a -->\nold\n<!-- /a -->\ny\n', 'new', m), 'x\n<!-- a -->\nnew\n<!-- /a -->\ny\n');
+  assert.equal(withBlock('x\n<!-- /a -->\n<!-- a -->\n', 'new', m), null, 'end before begin');
+  assert.equal(withBlock('nothing', 'new', m), null);
 });

@@ -59,6 +59,10 @@ test('seeding the ci profile ends with exact counts per tenant', async () => {
     assert.notEqual(s[i].settings['index.refresh_interval'], '-1', `${i} left with refresh -1`);
     assert.notEqual(s[i].settings['index.number_of_replicas'], '0', `${i} left with 0 replicas`);
   }
+  // ... and in place when the seeder returns (a settled lab for the first make load): asked
+  // without waiting
+  const h = await es.cluster.health({ index: idx.join(','), timeout: '0s' });
+  assert.equal(h.status, 'green', `the seeded indices are ${h.status} when the seeder returns (${h.initializing_shards} initializing, ${h.unassigned_shards} unassigned)`);
 });
 
 test('re-running the same profile duplicates nothing', async () => {

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// The figures of `make bench-seed` in docs/benchmarks.md and seed-data/README.md, generated from
+// the committed run (seed-data/bench/results/bench-seed.json, written by BENCH_SAVE=), never typed
+// by hand: the block between BEGIN and END. scripts/render runs it (make render [CHECK=1]);
+// --check changes nothing and names each stale file.
+import { resolve } from 'node:path';
+import { checkArg, renderResultBlocks, runMain } from '@tenantlab/contract/render-files';
+
+const ROOT = resolve(new URL('../..', import.meta.url).pathname);
+export const RESULT = 'seed-data/bench/results/bench-seed.json';
+export const BEGIN = '<!-- bench-seed: written by `make render` from seed-data/bench/results/bench-seed.json; do not edit by hand -->';
+export const END = '<!-- /bench-seed -->';
+// the pages that show the figures, and the result's path from each
+const PAGES = [{ path: 'docs/benchmarks.md', link: `../${RESULT}` }, { path: 'seed-data/README.md', link: 'bench/results/bench-seed.json' }];
+
+const int = (x) => Math.round(x).toLocaleString('en-US');
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+const ratio = (x) => `${x.toFixed(2)}x`;
+const met = (ok) => (ok ? 'met' : '**missed**');
+
+/** bench-seed.json -> the Markdown block (a sentence saying how it was measured, then a table). */
+export function seedBlock(r, { link }) {
+  const v = r.variants;
+  const seeder = v.seeder;
+  const tree = r.clean_tree ? 'clean tree' : 'uncommitted changes';
+  const lines = [
+    `Measured by \`make bench-seed\` on ${r.machine.cpus} CPUs (${r.machine.cpu_model ?? 'unknown CPU'}), commit ${r.commit ?? 'unknown'} (${tree}), ${r.measured_at.slice(0, 10)}: `
+      + `the ci profile x${r.scale} (${int(r.documents)} documents), ${r.lab.data_nodes} nodes, SHAPE=${r.lab.shape ?? 'unset'}, requests of ${int(r.request.bytes / 1024)} KB x ${r.request.concurrency} in flight, `
+      + `the best of ${r.rounds} rounds of each loader in one run ([${RESULT.split('/').at(-1)}](${link})). `
+      + '"To green": the documents over the load and the replica rebuild after it.',
+    '',
+    '| loader | docs/s to the end of the load | docs/s to green | the seeder against it (load / to green) | target |',
+    '|---|---|---|---|---|',
+  ];
+  for (const name of ['naive', 'helper', 'ceiling']) {
+    const b = v[name];
+    if (!b) continue;
+    const target = r.targets[name];
+    const cells = seeder
+      ? [`${ratio(seeder.best_rate / b.best_rate)} / ${ratio(seeder.best_green_rate / b.best_green_rate)}`, `>= ${target}x: ${met(seeder.best_rate / b.best_rate >= target)} / ${met(seeder.best_green_rate / b.best_green_rate >= target)}`]
+      : ['-', `>= ${target}x`];
+    lines.push(`| ${name} | ${int(b.best_rate)} | ${int(b.best_green_rate)} | ${cells.join(' | ')} |`);
+  }
+  if (seeder) lines.push(`| seeder | ${int(seeder.best_rate)} | ${int(seeder.best_green_rate)} | - | - |`);
+  if (r.cpu) {
+    lines.push(`| the seeder's CPU share of all CPU used while it seeds (its process against the Elasticsearch JVMs, mean of its rounds; generating the documents alone ${pct(r.cpu.generator_share)}) | ${pct(r.cpu.share)} | | | <= ${pct(r.targets.cpu_share)}: ${met(r.cpu.share <= r.targets.cpu_share)} |`);
+  }
+  return lines.join('\n');
+}
+
+function main(argv) {
+  const check = checkArg(argv, 'seed-data/bench/figures.js [--check]');
+  return renderResultBlocks({ root: ROOT, result: RESULT, pages: PAGES, begin: BEGIN, end: END, block: seedBlock, bench: 'bench-seed', check });
+}
+
+runMain(import.meta.url, main);
