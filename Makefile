@@ -160,7 +160,7 @@ test: ## Run every test (starts and stops its own lab); ONLY=PATTERN for some; e
 test-compose: ## The compose runtime for real: an engine (a private one as root), local images, a lab, tests/compose/; "N passed, N failed"
 	@tests/compose/run
 
-bench-startup: ## `make up` with warm caches (native): SEED=0 to a ready lab, RSS per node, then the demo profile seeded from an empty lab [ROUNDS= BENCH_PROFILE=demo|ci|none BENCH_SAVE=]
+bench-startup: ## Time `make up` with warm caches (native): SEED=0 to a ready lab, RSS per node, then the demo profile seeded from an empty lab [ROUNDS= BENCH_PROFILE=demo|ci|none BENCH_SAVE=]
 	@tests/bench/startup
 
 bench-external: ## RUNTIME=external's cost: the storefront straight to the lab and through a TLS + basic-auth proxy (needs make up with tenants)

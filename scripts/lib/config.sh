@@ -63,9 +63,19 @@ require_node() {
 # Every port key of lab.env (nodes' HTTP and transport, services, the load's LOAD_UI_PORT and
 # LOAD_METRICS_PORT)
 lab_port_keys() { sed -n 's/^\([A-Z0-9_]*_PORT\)=.*/\1/p' "$LAB_ENV_FILE"; }
+# fetch_refuses PORT: 0 when every fetch() refuses PORT (the WHATWG "bad ports" above 1023:
+# Node's, the browser's), so a lab service there is unreachable from the seeder or the console
+fetch_refuses() { [[ " 1719 1720 1723 2049 3659 4045 4190 5060 5061 6000 6566 6665 6666 6667 6668 6669 6679 6697 10080 " == *" $1 "* ]]; }
+# shifted_ports_ok N: 0 when no port + N is one fetch() refuses
+shifted_ports_ok() {
+  local key
+  for key in $(lab_port_keys); do fetch_refuses "$((${!key} + $1))" && return 1; done
+  return 0
+}
 # shift_lab_ports N: every port + N, for a second lab (tests, benchmarks) beside the first
 shift_lab_ports() {
   local key
+  shifted_ports_ok "$1" || die "a port offset of $1 puts a lab port on one that fetch() refuses (e.g. 10080): pick another offset"
   for key in $(lab_port_keys); do export "$key=$((${!key} + $1))"; done
 }
 

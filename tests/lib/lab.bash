@@ -35,11 +35,12 @@ groups() { local n; for n in $(data_nodes); do node_var "$n" GROUP; done | sort 
 
 # shift_ports N: moves every *_PORT of lab.env by N or more, for a second lab that must not
 # collide: the first offset N, N+500, N+1000... at which every shifted port is free (another lab
-# of a developer may be running on one of them)
+# of a developer may be running on one of them) and none is a port fetch() refuses
 shift_ports() {
   local offset key busy
   for ((offset = $1; offset < $1 + 10000; offset += 500)); do
     busy=0
+    shifted_ports_ok "$offset" || continue
     for key in $(lab_port_keys); do
       ss -Hltn "sport = :$((${!key} + offset))" 2>/dev/null | grep -q . && { busy=1; break; }
     done

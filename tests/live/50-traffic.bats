@@ -373,11 +373,14 @@ unthrottle() {
 }
 
 @test "a cluster still building a replica is waited for in one line before the load measures; LOAD_SETTLE_TIMEOUT bounds the wait" {
-  # A replica whose recovery is throttled to a crawl: about 1 MB of flushed segments at 20 KB/s
+  # A replica whose recovery is throttled to a crawl: about 1 MB of flushed segments (random, so
+  # the stored fields do not compress away) at 20 KB/s, close to a minute
   es PUT /loadtest-settle '{"settings": {"number_of_shards": 1, "number_of_replicas": 0}}' >/dev/null
-  local body="" i pad
-  pad="$(head -c 600 /dev/zero | tr '\0' x)"
-  for ((i = 0; i < 1500; i++)); do body+="{\"index\":{}}"$'\n'"{\"n\":$i,\"pad\":\"$pad$i\"}"$'\n'; done
+  local body i
+  body="$(python3 -c 'import base64, json, os
+for i in range(1500):
+    print(json.dumps({"index": {}}))
+    print(json.dumps({"n": i, "pad": base64.b64encode(os.urandom(500)).decode()}))')"$'\n'
   bulk loadtest-settle "$body"
   es POST /loadtest-settle/_flush >/dev/null
   es PUT /_cluster/settings '{"transient": {"indices.recovery.max_bytes_per_sec": "20kb"}}' >/dev/null
@@ -393,10 +396,17 @@ unthrottle() {
   SCENARIO=storefront DURATION=5s RATE=5 "$RUN" >"$log" 2>&1 &
   local pid=$!
   for ((i = 0; i < 40; i++)); do grep -q "waiting for the cluster to settle first" "$log" && break; sleep 0.5; done
-  grep -q "waiting for the cluster to settle first" "$log" || { kill "$pid"; unthrottle; fail "the load did not wait: $(cat "$log")"; }
+  if ! grep -q "waiting for the cluster to settle first" "$log"; then
+    kill "$pid" 2>/dev/null || true
+    unthrottle
+    fail "the load did not wait: $(cat "$log")"
+  fi
   # still waiting: no load started while the replica is being built
   sleep 3
-  grep -q "verdict:" "$log" && { unthrottle; fail "the load ran on an unsettled cluster"; }
+  if grep -q "verdict:" "$log"; then
+    unthrottle
+    fail "the load ran on an unsettled cluster: $(cat "$log")"
+  fi
   unthrottle
   wait "$pid" || fail "the load failed once the cluster settled: $(tail -5 "$log")"
   grep -q "verdict: PASS" "$log" || fail "no passing run after the wait: $(tail -5 "$log")"
