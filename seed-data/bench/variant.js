@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AllocatorClient as AllocatorApi } from '@tenantlab/contract/allocator-client';
-import { catalogItems, interleavedItems, spreadOrder } from '@tenantlab/dataset/catalog';
+import { balancedItems, catalogItems } from '@tenantlab/dataset/catalog';
 import { generateTenants } from '@tenantlab/dataset/tenants';
 import { applyInitialLoadSettings, emptyIndices, indicesOfTenants } from '../src/load/initial-load-settings.js';
 import { dataNodesClient, entryClient } from '../src/load/cluster.js';
@@ -30,12 +30,10 @@ const cfg = JSON.parse(json);
 const tenants = generateTenants({ seed: cfg.seed, profile: loadProfile('ci'), scale: cfg.scale, prefix: cfg.prefix });
 const entry = entryClient(cfg.esUrl);
 
-/** The seeder's document order: tenants spread over their indices, several loaded at once. */
+/** The seeder's document order: every index group's share advancing together, the biggest stores first. */
 async function seederOrder() {
-  const indexOf = new Map((await new AllocatorApi(cfg.allocatorUrl).listTenants()).map((t) => [t.id, t.index]));
-  const ordered = spreadOrder(tenants, (t) => indexOf.get(t.id));
-  const lanes = Math.min(16, Math.max(4, new Set(indexOf.values()).size));
-  return () => interleavedItems(cfg.seed, ordered, { lanes });
+  const groupOf = new Map((await new AllocatorApi(cfg.allocatorUrl).listTenants()).map((t) => [t.id, t.group]));
+  return () => balancedItems(cfg.seed, tenants, { groupOf: (t) => groupOf.get(t.id) });
 }
 
 /** Runs load() between the seeder's initial-load settings and their restore; times that. */

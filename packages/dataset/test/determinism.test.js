@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { catalogItems, interleavedItems, spreadOrder } from '../src/catalog.js';
+import { balancedItems, catalogItems, interleavedItems } from '../src/catalog.js';
 import { makeProduct } from '../src/products.js';
 import { generateTenants } from '../src/tenants.js';
 import { loadProfile } from '../src/profiles.js';
@@ -53,10 +53,7 @@ test('memory stays flat while streaming a large profile', () => {
 test('interleaving changes the order, never the documents', () => {
   const tenants = generateTenants({ seed: 4, profile: loadProfile('ci'), scale: 0.05, prefix: 'il' });
   const plain = [...catalogItems(4, tenants)];
-  const ordered = spreadOrder(tenants, (t) => `idx-${t.index % 3}`);
-  assert.deepEqual(new Set(ordered.map((t) => t.id)).size, tenants.length);
-  for (let i = 1; i < 3; i++) assert.notEqual(ordered[i].index % 3, ordered[i - 1].index % 3, 'neighbours share an index');
-  const mixed = [...interleavedItems(4, ordered, { lanes: 4, chunk: 7 })];
+  const mixed = [...interleavedItems(4, tenants, { lanes: 4, chunk: 7 })];
   assert.equal(mixed.length, plain.length);
   const key = (it) => `${it.id} ${it.version} ${it.source}`;
   assert.deepEqual(mixed.map(key).sort(), plain.map(key).sort());
@@ -68,4 +65,42 @@ test('interleaving changes the order, never the documents', () => {
     assert.ok(Number(n) === (seen.get(tenant) ?? 0) + 1);
     seen.set(tenant, Number(n));
   }
+});
+
+test('the balanced schedule: the same documents, every group busy to the end, the biggest store first', () => {
+  const tenants = generateTenants({ seed: 5, profile: loadProfile('ci'), scale: 0.05, prefix: 'bal' });
+  const groupOf = (t) => (t.index % 2 ? 'g1' : 'g2');
+  const plain = [...catalogItems(5, tenants)];
+  const chunk = 7;
+  const balanced = [...balancedItems(5, tenants, { groupOf, chunk })];
+  const key = (it) => `${it.id} ${it.version} ${it.source}`;
+  assert.equal(balanced.length, plain.length);
+  assert.deepEqual(balanced.map(key).sort(), plain.map(key).sort());
+  // each store's products in their own order (a resumed load re-sends from the start)
+  const seen = new Map();
+  for (const it of balanced) {
+    const [tenant, n] = it.id.split(':');
+    assert.equal(Number(n), (seen.get(tenant) ?? 0) + 1);
+    seen.set(tenant, Number(n));
+  }
+  // every group's share sent stays within a chunk of the others', to the last document
+  const byId = new Map(tenants.map((t) => [t.id, t]));
+  const total = { g1: 0, g2: 0 };
+  for (const t of tenants) total[groupOf(t)] += t.expected_products;
+  assert.ok(total.g1 > 0 && total.g2 > 0 && total.g1 !== total.g2, 'the two groups differ in size');
+  const sent = { g1: 0, g2: 0 };
+  let worst = 0;
+  for (const it of balanced) {
+    sent[groupOf(byId.get(it.tenant))] += 1;
+    worst = Math.max(worst, Math.abs(sent.g1 / total.g1 - sent.g2 / total.g2));
+  }
+  assert.ok(worst <= chunk / Math.min(total.g1, total.g2) + 1e-9, `groups drifted apart by ${worst}`);
+  // within a group, the store with the most documents starts first
+  for (const g of ['g1', 'g2']) {
+    const biggest = tenants.filter((t) => groupOf(t) === g).sort((a, b) => b.expected_products - a.expected_products)[0];
+    const first = balanced.find((it) => groupOf(byId.get(it.tenant)) === g);
+    assert.equal(first.tenant, biggest.id);
+  }
+  // deterministic
+  assert.deepEqual([...balancedItems(5, tenants, { groupOf, chunk })].map((it) => it.id), balanced.map((it) => it.id));
 });

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { Random } from '@tenantlab/dataset/random';
 import { SeedError, UsageError } from '../errors.js';
 import { aliasFor as aliasOf } from '@tenantlab/contract/naming';
-import { catalogItems, interleavedItems, spreadOrder } from '@tenantlab/dataset/catalog';
+import { balancedItems, catalogItems } from '@tenantlab/dataset/catalog';
 import { buildManifest } from '../generate/manifest.js';
 import { queryLogLines } from '../generate/querylog.js';
 import { esReason } from '../load/cluster.js';
@@ -47,10 +47,8 @@ export async function seed(ctx) {
   const tenants = ctx.only;
   const placed = await placeTenants(api, tenants);
   log(`placed ${tenants.length} tenants of profile ${ctx.profile.name} (seed ${ctx.seed}${ctx.scale !== 1 ? `, scale ${ctx.scale}` : ''}): ${placed.created} new, ${placed.existing} already there`);
-  const ordered = spreadOrder(tenants, (t) => placed.indexOf.get(t.id));
-  const lanes = Math.min(16, Math.max(4, new Set(placed.indexOf.values()).size));
-  const items = interleavedItems(ctx.seed, ordered, { lanes });
-  const { r, verified } = await loadAndVerify(ctx, entry, { label: 'seed', tenants: ordered, items, initialLoad: !ctx.keepSettings, journal: true });
+  const items = balancedItems(ctx.seed, tenants, { groupOf: (t) => placed.groupOf.get(t.id) });
+  const { r, verified } = await loadAndVerify(ctx, entry, { label: 'seed', tenants, items, initialLoad: !ctx.keepSettings, journal: true });
   console.log(summary('seed', r, verified));
   if (!ctx.keepSettings) await waitGreen(entry, ctx.waitGreenS);
 }
@@ -72,10 +70,8 @@ export async function ensure(ctx) {
   if (plan.load.length) {
     const missing = plan.load.map((p) => p.tenant);
     log(`seed data: ${what}: loading ${missing.length} of ${tenants.length} tenants (${reasonsOf(plan.load)}); ${plan.complete.length} already loaded${plan.drift.length ? `, ${plan.drift.length} drifted` : ''}`);
-    const ordered = spreadOrder(missing, (t) => placed.indexOf.get(t.id));
-    const lanes = Math.min(16, Math.max(4, new Set(ordered.map((t) => placed.indexOf.get(t.id))).size));
-    const items = interleavedItems(ctx.seed, ordered, { lanes });
-    const { r, verified } = await loadAndVerify(ctx, entry, { label: 'seed', tenants: ordered, items, initialLoad: !ctx.keepSettings, journal: true });
+    const items = balancedItems(ctx.seed, missing, { groupOf: (t) => placed.groupOf.get(t.id) });
+    const { r, verified } = await loadAndVerify(ctx, entry, { label: 'seed', tenants: missing, items, initialLoad: !ctx.keepSettings, journal: true });
     sent = r.stats.indexed + r.stats.superseded;
     console.log(summary('seed', r, verified).replace('every tenant matches', 'every tenant loaded matches'));
     if (!ctx.keepSettings) await waitGreen(entry, ctx.waitGreenS);

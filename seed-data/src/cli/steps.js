@@ -36,19 +36,22 @@ export async function placeTenants(api, tenants) {
   let created = 0;
   const createdIds = new Set();
   const indexOf = new Map();
+  const groupOf = new Map();
   for (const t of tenants) {
     if (existing.has(t.id)) {
       indexOf.set(t.id, existing.get(t.id).index);
+      groupOf.set(t.id, existing.get(t.id).group);
       continue;
     }
     const res = await api.createTenant(tenantSpec(t));
     indexOf.set(t.id, res.tenant.index);
+    groupOf.set(t.id, res.tenant.group);
     if (res.created) {
       created += 1;
       createdIds.add(t.id);
     }
   }
-  return { created, createdIds, existing: tenants.length - created, indexOf };
+  return { created, createdIds, existing: tenants.length - created, indexOf, groupOf };
 }
 
 /** Each tenant's count through its alias after a refresh: Map id -> count (null: no alias). */
