@@ -201,6 +201,10 @@ quick_own_lab() {
   check_report "$dir" 2 1 2
   # the control (elsewhere, quick: false) is a verdict run's only: left out of the demo, with its direction
   assert_equal "$(jq -c '.plan.left_out' "$r")" '["elsewhere"]'
+  # the full run's node sizes (headroom for what floats) are not imposed on the user's lab: said, not applied
+  assert_output --partial "the full run's node sizes (each data node: cpus 0.35) are left out: the demo runs on the lab as it is"
+  assert_equal "$(jq -r '[.variants[] | .lab] | map(. == null) | all' "$r")" true
+  grep -q "The lab: the full run's node sizes" "$dir/report.md" || fail "report.md does not say the node sizes were left out"
   # the closed loop's record: the burst store, the allocator watched every second, the
   # neighbours' figures; whether it was flagged or moved is behaviour under load, checked by the
   # allocator's integration tests, not here

@@ -193,6 +193,7 @@ export function resultsSkeleton(plan, { run_id, started_at = new Date().toISOStr
       ...(plan.rounds ? { rounds: plan.rounds, order_seed: plan.order_seed, cold_round: plan.cold_round } : {}),
       ...(plan.smoke !== undefined ? { smoke: plan.smoke } : {}),
       ...(plan.left_out ? { left_out: plan.left_out } : {}),
+      ...(plan.lab_left_out ? { lab_left_out: plan.lab_left_out } : {}),
       ...(plan.over_budget ? { over_budget: plan.over_budget } : {}),
       workload, report: plan.report, ...(plan.expect ? { expect: plan.expect } : {}),
     },

@@ -39,6 +39,7 @@ const LAB_ROOT = resolve(new URL('../../..', import.meta.url).pathname);
 export async function runExperiment(opts) {
   const { name, specDir, quick, repeat, orderSeed, locust, log, signal, narrate = false, loadMetricsPort = null, loadUiPort = null } = opts;
   const plan = planOf(resolveSpec(loadSpec(join(specDir, `${name}.yaml`)), { quick, repeat, orderSeed }), { narrate });
+  if (plan.lab_left_out) log(plan.lab_left_out);
   const started = Date.now();
   const cpuAtStart = process.cpuUsage();
 
@@ -76,6 +77,7 @@ export async function runExperiment(opts) {
  * run needs the repetitions its directions declare (verdict.js minRepetitions).
  */
 export function planOf(plan, { narrate = false } = {}) {
+  if (narrate) plan = asRunningLab(plan);
   const smoke = plan.quick || narrate;
   if (!smoke) {
     const min = planMinimum(plan);
@@ -84,6 +86,25 @@ export function planOf(plan, { narrate = false } = {}) {
     }
   }
   return { ...plan, smoke };
+}
+
+/**
+ * make demo tells the story on the running lab as it is: node sizes a spec measures with (its
+ * lab: sets only data_node, e.g. noisy-neighbour's headroom for what floats) are the full run's
+ * conditions, not something to impose on a user's lab, so the demo leaves them out and says so
+ * (plan.lab_left_out). A lab: that changes the topology (groups, nodes, shape) stays, and LAB=running refuses it.
+ */
+export function asRunningLab(plan) {
+  const sizesOnly = (lab) => lab && Object.keys(lab).every((k) => k === 'data_node');
+  if (!plan.variants.some((v) => sizesOnly(v.lab)) || !plan.variants.every((v) => !v.lab || sizesOnly(v.lab))) return plan;
+  const sizes = plan.variants.find((v) => v.lab).lab.data_node;
+  const said = Object.entries(sizes).map(([k, v]) => `${k} ${v}`).join(', ');
+  return {
+    ...plan,
+    lab: null,
+    lab_left_out: `the full run's node sizes (each data node: ${said}) are left out: the demo runs on the lab as it is`,
+    variants: plan.variants.map((v) => ({ ...v, lab: null })),
+  };
 }
 
 // The load's Prometheus endpoint (make demo, the running lab's Prometheus scrapes it): only the

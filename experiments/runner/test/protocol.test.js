@@ -29,6 +29,20 @@ test('a verdict run below the repetitions its tests need is refused before anyth
   assert.equal(planOf(h2({ repeat: 1 }), { narrate: true }).smoke, true, 'make demo tells the story; it judges nothing');
 });
 
+test('make demo runs on the lab as it is: a spec\'s node sizes are left out and said, a topology is kept (LAB=running refuses it)', () => {
+  const nn = resolveSpec(loadSpec(`${EXPERIMENTS}noisy-neighbour.yaml`), { orderSeed: 1, repeat: 1, quick: true });
+  assert.deepEqual(nn.variants.map((v) => v.lab), [{ data_node: { cpus: 0.35 } }, { data_node: { cpus: 0.35 } }], 'the full run sizes every data node');
+  const demo = planOf(nn, { narrate: true });
+  assert.deepEqual(demo.variants.map((v) => v.lab), [null, null]);
+  assert.equal(demo.lab, null);
+  assert.equal(demo.lab_left_out, "the full run's node sizes (each data node: cpus 0.35) are left out: the demo runs on the lab as it is");
+  // not the demo: the sizes stay, and so does a topology in the demo
+  assert.deepEqual(planOf(nn).variants[0].lab, { data_node: { cpus: 0.35 } });
+  const appbase = resolveSpec(loadSpec(`${EXPERIMENTS}appbase-write-scaling.yaml`), { orderSeed: 1, repeat: 1, quick: true });
+  assert.deepEqual(planOf(appbase, { narrate: true }).variants.map((v) => v.lab), appbase.variants.map((v) => v.lab));
+  assert.equal(planOf(appbase, { narrate: true }).lab_left_out, undefined);
+});
+
 test('every committed spec asks for at least the repetitions its directions need', () => {
   for (const name of ['appbase-write-scaling', 'azure-refresh', 'azure-replicas', 'azure-shard-count', 'explorium-shards-replicas', 'h1-shard-count', 'h2-split-index', 'h3-index-groups', 'many-shards', 'noisy-neighbour', 'noisy-writer']) {
     assert.doesNotThrow(() => planOf(resolveSpec(loadSpec(`${EXPERIMENTS}${name}.yaml`), { orderSeed: 1 })), name);
