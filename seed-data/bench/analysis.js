@@ -1,20 +1,29 @@
 // make bench-analysis: what the storefront analysis costs (the products template's `.partial`
-// subfields: edge n-grams of name and keywords, of the whole SKU; the SKU's lowercase normalizer).
-// The same documents (the ci profile's, BENCH_SCALE x 50,000) are loaded by the seeder's bulk
-// loader into two fresh indices that differ only in that: `standard` (the mapping without the
-// subfields and the normalizer, no analysis settings: the template before) and `storefront` (the
-// template as it is). Rounds alternate which goes first. Prints each one's docs/s (to the end of
-// the load, refreshed) and its size merged to one segment, the median of the rounds, and the
-// storefront's ratio to the standard one: figures from one run, never from a test.
+// subfields: edge n-grams of name and keywords, of the whole SKU; the SKU's lowercase normalizer),
+// and what a cheaper form of it would save. The same documents (the ci profile's, BENCH_SCALE x
+// 50,000) are loaded by the seeder's bulk loader into fresh indices that differ only in that:
+// `standard` (the mapping without the subfields and the normalizer, no analysis settings: the
+// template before), `storefront` (the template as it is) and `lean` (the same n-grams, but the
+// `.partial` fields index documents only: no term frequencies, no positions, no norms; a prefix
+// either matches or not, so the set of hits cannot change, only the scores within it). Rounds
+// alternate the order. Prints each one's docs/s (to the end of the load, refreshed) and its size
+// merged to one segment, the median of the rounds, and the ratios to `storefront`; then the same
+// hits check: BENCH_QUERIES searches of the profile's query log (every type: products, facets,
+// categories, autocomplete) run on the `storefront` and the `lean` index, and each search's
+// matching documents compared (all of them, not a page), with how often the first page differs.
+// Figures from one run, never from a test.
 //
 //   BENCH_SCALE   share of the ci profile's 50,000 products (default 1)
 //   BENCH_SEED    seed (default 1)
 //   BENCH_ROUNDS  rounds of each (default 3), after one warm-up load of each (not counted: a
-//                 fresh lab's first loads run on a cold JIT)
+//                 fresh lab's first loads run on a cold JIT; the same hits check runs on these)
+//   BENCH_QUERIES searches of the same hits check (default 2000)
 //   ES_URL        as everywhere
 import { readFileSync } from 'node:fs';
 import { generateTenants } from '@tenantlab/dataset/tenants';
 import { interleavedItems } from '@tenantlab/dataset/catalog';
+import { parseLine } from '@tenantlab/contract/querylog';
+import { queryLogLines } from '../src/generate/querylog.js';
 import { loadProfile } from '@tenantlab/dataset/profiles';
 import { BulkLoader } from '../src/load/bulk-loader.js';
 import { clusterUp, es, uid } from '../test/integration/harness.js';
@@ -22,7 +31,8 @@ import { clusterUp, es, uid } from '../test/integration/harness.js';
 const scale = Number(process.env.BENCH_SCALE ?? 1);
 const seed = Number(process.env.BENCH_SEED ?? 1);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-for (const [k, v] of [['BENCH_SCALE', scale], ['BENCH_SEED', seed], ['BENCH_ROUNDS', rounds]]) {
+const queries = Number(process.env.BENCH_QUERIES ?? 2000);
+for (const [k, v] of [['BENCH_SCALE', scale], ['BENCH_SEED', seed], ['BENCH_ROUNDS', rounds], ['BENCH_QUERIES', queries]]) {
   if (!(Number.isFinite(v) && v > 0)) { console.error(`bench-analysis: ${k} must be a positive number (got '${process.env[k]}')`); process.exit(2); }
 }
 
@@ -40,14 +50,25 @@ export function withoutAnalysis(mapping) {
   return { ...mapping, properties: strip(mapping.properties) };
 }
 
+/** The mapping with every `.partial` subfield indexing documents only (no freqs, positions, norms). */
+export function leanPartials(mapping) {
+  const lean = (props) => Object.fromEntries(Object.entries(props).map(([name, f]) => {
+    const fields = f.fields?.partial ? { ...f.fields, partial: { ...f.fields.partial, index_options: 'docs', norms: false } } : f.fields;
+    return [name, { ...f, ...(fields ? { fields } : {}), ...(f.properties ? { properties: lean(f.properties) } : {}) }];
+  }));
+  return { ...mapping, properties: lean(mapping.properties) };
+}
+
 const VARIANTS = {
   standard: { mappings: withoutAnalysis(MAPPING), analysis: null },
   storefront: { mappings: MAPPING, analysis: ANALYSIS },
+  lean: { mappings: leanPartials(MAPPING), analysis: ANALYSIS },
 };
+const NAMES = Object.keys(VARIANTS);
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
-async function once(name, tenants, run) {
+async function once(name, tenants, run, { keep = false } = {}) {
   const index = `bench-analysis-${run}-${name}`;
   const { mappings, analysis } = VARIANTS[name];
   await es.indices.create({
@@ -72,10 +93,36 @@ async function once(name, tenants, run) {
     await es.indices.refresh({ index });
     const stats = await es.indices.stats({ index, metric: 'store' });
     const bytes = stats.indices[index].primaries.store.size_in_bytes;
-    return { docs, seconds, docsPerSecond: docs / seconds, bytes };
+    return { index, docs, seconds, docsPerSecond: docs / seconds, bytes };
   } finally {
-    await es.indices.delete({ index, ignore_unavailable: true });
+    if (!keep) await es.indices.delete({ index, ignore_unavailable: true });
   }
+}
+
+/** Every document a search matches (ids, sorted) and its first page (ids in order). */
+async function hitsOf(index, query) {
+  const { size = 10, aggs, sort, _source, ...rest } = query;
+  const page = await es.search({ index, ...rest, ...(sort ? { sort } : {}), size, _source: false });
+  // every match up to 10,000 (the default result window); past that, the count alone
+  const all = await es.search({ index, ...rest, size: 10000, _source: false, track_total_hits: true });
+  const total = all.hits.total.value;
+  return { ids: total <= 10000 ? all.hits.hits.map((h) => h._id).sort() : [], total, page: page.hits.hits.map((h) => h._id) };
+}
+
+/** The same hits check: the query log's searches on two indices of the same documents. */
+async function sameHits(a, b, tenants) {
+  const out = { searches: 0, same_hits: 0, same_first_page: 0, by_type: {}, first_difference: null };
+  for (const line of queryLogLines({ seed, tenants, lines: queries })) {
+    const e = parseLine(line);
+    const [x, y] = [await hitsOf(a, e.query), await hitsOf(b, e.query)];
+    const same = x.total === y.total && x.ids.join() === y.ids.join();
+    const t = (out.by_type[e.type] ??= { searches: 0, same_hits: 0, same_first_page: 0 });
+    out.searches += 1; t.searches += 1;
+    if (same) { out.same_hits += 1; t.same_hits += 1; }
+    if (x.page.join() === y.page.join()) { out.same_first_page += 1; t.same_first_page += 1; }
+    if (!same && !out.first_difference) out.first_difference = { type: e.type, query: e.query, totals: [x.total, y.total] };
+  }
+  return out;
 }
 
 async function main() {
@@ -83,22 +130,33 @@ async function main() {
   const tenants = generateTenants({ seed, profile: loadProfile('ci'), scale, prefix: 'bench' });
   const total = tenants.reduce((a, t) => a + t.expected_products, 0);
   const run = uid();
-  console.log(`bench-analysis: ${total} products (ci x ${scale}, seed ${seed}), ${rounds} rounds, one shard, no replica`);
-  for (const name of ['standard', 'storefront']) await once(name, tenants, `${run}-warm`);
-  const results = { standard: [], storefront: [] };
-  for (let r = 0; r < rounds; r++) {
-    const order = r % 2 ? ['storefront', 'standard'] : ['standard', 'storefront'];
-    for (const name of order) {
-      const f = await once(name, tenants, `${run}-r${r}`);
-      if (f.docs !== total) throw new Error(`${name}: ${f.docs} documents indexed, expected ${total}`);
-      results[name].push(f);
-      console.log(`  round ${r + 1} ${name.padEnd(10)} ${Math.round(f.docsPerSecond)} docs/s (${f.seconds.toFixed(1)} s), ${(f.bytes / 1048576).toFixed(1)} MiB merged`);
+  console.log(`bench-analysis: ${total} products (ci x ${scale}, seed ${seed}), ${rounds} rounds of ${NAMES.join(', ')}, one shard, no replica`);
+  // the warm-up loads are kept for the same hits check, then deleted
+  const warm = {};
+  try {
+    for (const name of NAMES) warm[name] = await once(name, tenants, `${run}-warm`, { keep: true });
+    const results = Object.fromEntries(NAMES.map((n) => [n, []]));
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 ? [...NAMES].reverse() : NAMES;
+      for (const name of order) {
+        const f = await once(name, tenants, `${run}-r${r}`);
+        if (f.docs !== total) throw new Error(`${name}: ${f.docs} documents indexed, expected ${total}`);
+        results[name].push(f);
+        console.log(`  round ${r + 1} ${name.padEnd(10)} ${Math.round(f.docsPerSecond)} docs/s (${f.seconds.toFixed(1)} s), ${(f.bytes / 1048576).toFixed(1)} MiB merged`);
+      }
     }
+    const m = (name, k) => median(results[name].map((f) => f[k]));
+    console.log(`median: ${NAMES.map((n) => `${n} ${Math.round(m(n, 'docsPerSecond'))} docs/s, ${(m(n, 'bytes') / 1048576).toFixed(1)} MiB`).join('; ')}`);
+    for (const n of ['standard', 'lean']) {
+      console.log(`${n} / storefront: seeding rate ${(m(n, 'docsPerSecond') / m('storefront', 'docsPerSecond')).toFixed(2)}x, index size ${(m(n, 'bytes') / m('storefront', 'bytes')).toFixed(2)}x`);
+    }
+    const h = await sameHits(warm.storefront.index, warm.lean.index, tenants);
+    const types = Object.entries(h.by_type).map(([t, x]) => `${t} ${x.same_hits}/${x.searches}`).join(', ');
+    console.log(`same hits, lean against storefront: ${h.same_hits} of ${h.searches} searches match the same documents (${types}); the same first page in ${h.same_first_page} of ${h.searches}`);
+    if (h.first_difference) console.log(`  first difference: ${h.first_difference.type}, ${h.first_difference.totals.join(' vs ')} hits: ${JSON.stringify(h.first_difference.query)}`);
+  } finally {
+    for (const f of Object.values(warm)) await es.indices.delete({ index: f.index, ignore_unavailable: true });
   }
-  const m = (name, k) => median(results[name].map((f) => f[k]));
-  const [rate0, rate1, size0, size1] = [m('standard', 'docsPerSecond'), m('storefront', 'docsPerSecond'), m('standard', 'bytes'), m('storefront', 'bytes')];
-  console.log(`median: standard ${Math.round(rate0)} docs/s, ${(size0 / 1048576).toFixed(1)} MiB; storefront ${Math.round(rate1)} docs/s, ${(size1 / 1048576).toFixed(1)} MiB`);
-  console.log(`storefront / standard: seeding rate ${(rate1 / rate0).toFixed(2)}x, index size ${(size1 / size0).toFixed(2)}x`);
 }
 
 main().catch((err) => { console.error(`bench-analysis: ${err.message}`); process.exit(1); });
