@@ -3,13 +3,14 @@
 // and what a cheaper form of it would save. The same documents (the ci profile's, BENCH_SCALE x
 // 50,000) are loaded by the seeder's bulk loader into fresh indices that differ only in that:
 // `standard` (the mapping without the subfields and the normalizer, no analysis settings: the
-// template before), `storefront` (the template as it is) and `lean` (the same n-grams, but the
-// `.partial` fields index documents only: no term frequencies, no positions, no norms; a prefix
-// either matches or not, so the set of hits cannot change, only the scores within it). Rounds
+// template before), `storefront` (the template as it is), and two cheaper forms of the same n-grams: `lean`
+// (the `.partial` fields index documents only: no term frequencies, positions or norms; a prefix
+// either matches or not, so the set of hits cannot change, only the scores within it; but a
+// quoted phrase cannot be searched there) and `no-norms` (positions kept, norms dropped). Rounds
 // alternate the order. Prints each one's docs/s (to the end of the load, refreshed) and its size
 // merged to one segment, the median of the rounds, and the ratios to `storefront`; then the same
 // hits check: BENCH_QUERIES searches of the profile's query log (every type: products, facets,
-// categories, autocomplete) run on the `storefront` and the `lean` index, and each search's
+// categories, autocomplete) run on the `storefront` index and each candidate's, and each search's
 // matching documents compared (all of them, not a page), with how often the first page differs.
 // Figures from one run, never from a test.
 //
@@ -50,20 +51,24 @@ export function withoutAnalysis(mapping) {
   return { ...mapping, properties: strip(mapping.properties) };
 }
 
-/** The mapping with every `.partial` subfield indexing documents only (no freqs, positions, norms). */
-export function leanPartials(mapping) {
-  const lean = (props) => Object.fromEntries(Object.entries(props).map(([name, f]) => {
-    const fields = f.fields?.partial ? { ...f.fields, partial: { ...f.fields.partial, index_options: 'docs', norms: false } } : f.fields;
-    return [name, { ...f, ...(fields ? { fields } : {}), ...(f.properties ? { properties: lean(f.properties) } : {}) }];
+/** The mapping with `with` set on every `.partial` subfield. */
+export function withPartials(mapping, withSettings) {
+  const change = (props) => Object.fromEntries(Object.entries(props).map(([name, f]) => {
+    const fields = f.fields?.partial ? { ...f.fields, partial: { ...f.fields.partial, ...withSettings } } : f.fields;
+    return [name, { ...f, ...(fields ? { fields } : {}), ...(f.properties ? { properties: change(f.properties) } : {}) }];
   }));
-  return { ...mapping, properties: lean(mapping.properties) };
+  return { ...mapping, properties: change(mapping.properties) };
 }
 
 const VARIANTS = {
   standard: { mappings: withoutAnalysis(MAPPING), analysis: null },
   storefront: { mappings: MAPPING, analysis: ANALYSIS },
-  lean: { mappings: leanPartials(MAPPING), analysis: ANALYSIS },
+  // documents only: no term frequencies, positions or norms (a phrase can no longer be searched there)
+  lean: { mappings: withPartials(MAPPING, { index_options: 'docs', norms: false }), analysis: ANALYSIS },
+  // positions kept (phrases still work), no norms
+  'no-norms': { mappings: withPartials(MAPPING, { norms: false }), analysis: ANALYSIS },
 };
+const CANDIDATES = ['lean', 'no-norms'];
 const NAMES = Object.keys(VARIANTS);
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
@@ -147,13 +152,18 @@ async function main() {
     }
     const m = (name, k) => median(results[name].map((f) => f[k]));
     console.log(`median: ${NAMES.map((n) => `${n} ${Math.round(m(n, 'docsPerSecond'))} docs/s, ${(m(n, 'bytes') / 1048576).toFixed(1)} MiB`).join('; ')}`);
-    for (const n of ['standard', 'lean']) {
+    for (const n of ['standard', ...CANDIDATES]) {
       console.log(`${n} / storefront: seeding rate ${(m(n, 'docsPerSecond') / m('storefront', 'docsPerSecond')).toFixed(2)}x, index size ${(m(n, 'bytes') / m('storefront', 'bytes')).toFixed(2)}x`);
     }
-    const h = await sameHits(warm.storefront.index, warm.lean.index, tenants);
-    const types = Object.entries(h.by_type).map(([t, x]) => `${t} ${x.same_hits}/${x.searches}`).join(', ');
-    console.log(`same hits, lean against storefront: ${h.same_hits} of ${h.searches} searches match the same documents (${types}); the same first page in ${h.same_first_page} of ${h.searches}`);
-    if (h.first_difference) console.log(`  first difference: ${h.first_difference.type}, ${h.first_difference.totals.join(' vs ')} hits: ${JSON.stringify(h.first_difference.query)}`);
+    for (const n of CANDIDATES) {
+      const h = await sameHits(warm.storefront.index, warm[n].index, tenants);
+      const types = Object.entries(h.by_type).map(([t, x]) => `${t} ${x.same_hits}/${x.searches}`).join(', ');
+      console.log(`same hits, ${n} against storefront: ${h.same_hits} of ${h.searches} searches match the same documents (${types}); the same first page in ${h.same_first_page} of ${h.searches}`);
+      if (h.first_difference) console.log(`  first difference: ${h.first_difference.type}, ${h.first_difference.totals.join(' vs ')} hits: ${JSON.stringify(h.first_difference.query)}`);
+      // a shopper's quoted words are a phrase: does the candidate still answer one?
+      const phrase = await es.search({ index: warm[n].index, size: 1, query: { simple_query_string: { query: '"classic"', fields: ['name.partial'] } } }).then(() => 'answered', (err) => `refused (${err.meta?.body?.error?.root_cause?.[0]?.reason ?? err.message})`);
+      console.log(`  a quoted phrase on name.partial: ${phrase}`);
+    }
   } finally {
     for (const f of Object.values(warm)) await es.indices.delete({ index: f.index, ignore_unavailable: true });
   }
