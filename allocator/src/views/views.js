@@ -23,13 +23,9 @@ function costView(c) {
   return rest;
 }
 
-/** How long a tenant's live count is reused: one refresh interval, what a search would see anyway. */
-const COUNT_TTL_MS = 1000;
-
 export class Views {
-  /** `now`: the clock the count cache reads (a unit test's own). */
-  constructor({ client, store, observer, policy, config = {}, now = Date.now }) {
-    Object.assign(this, { client, store, observer, policy, config, now });
+  constructor({ client, store, observer, policy, config = {} }) {
+    Object.assign(this, { client, store, observer, policy, config });
     this.countCache = new Map();
   }
 
@@ -74,35 +70,15 @@ export class Views {
    * Documents visible through the alias: exactly what a storefront search sees. Searches only
    * see changes after a refresh (1 s), so a count younger than that is as fresh as a new one;
    * reusing it (and sharing one in-flight request) keeps GET /tenants/{id} cheap under load.
-   * A count read again in the second half of its life is renewed in the background (refresh
-   * ahead), so a tenant read steadily never waits for Elasticsearch: its p99 at 200 req/s was
-   * the requests that queued behind each second's count. Never older than 1 s either way.
    */
   #liveCount(id) {
-    const now = this.now();
     const hit = this.countCache.get(id);
-    if (hit && now - hit.at < COUNT_TTL_MS) {
-      if (now - hit.at >= COUNT_TTL_MS / 2 && !hit.renewing) this.#renew(id, hit, now);
-      return hit.promise;
-    }
-    const promise = this.#count(id);
-    this.countCache.set(id, { at: now, promise });
-    promise.catch(() => { if (this.countCache.get(id)?.promise === promise) this.countCache.delete(id); });
+    if (hit && Date.now() - hit.at < 1000) return hit.promise;
+    const promise = this.client.count({ index: aliasFor(id) }).then((r) => r.count);
+    this.countCache.set(id, { at: Date.now(), promise });
+    promise.catch(() => this.countCache.delete(id));
     if (this.countCache.size > 10000) this.countCache.clear();
     return promise;
-  }
-
-  #renew(id, hit, at) {
-    hit.renewing = true;
-    this.#count(id).then(
-      // as old as the request that made it; dropped when forget() (a move, a delete) came first
-      (n) => { if (this.countCache.get(id) === hit) this.countCache.set(id, { at, promise: Promise.resolve(n) }); },
-      () => { hit.renewing = false; },
-    );
-  }
-
-  #count(id) {
-    return this.client.count({ index: aliasFor(id) }).then((r) => r.count);
   }
 
   /** GET /groups, from a fresh observation (which also refreshes /metrics). */
