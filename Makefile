@@ -172,8 +172,8 @@ bench-shape: ## What node sizes cost: make up -> green, idle RSS and CPU, SHAPE=
 bench-seed: ## Seeder docs/s against a naive loader, the client's bulk helper and a plain-HTTP ceiling (same run), and its CPU share (needs `make up`) [BENCH_SAVE=seed-data/bench/results/bench-seed.json keeps the run make render shows]
 	@scripts/install/npm-deps.sh seed-data && cd seed-data && BENCH_SAVE="$(if $(BENCH_SAVE),$(abspath $(BENCH_SAVE)))" node bench/seed.js
 
-bench-analysis: ## Seeding rate and index size with the storefront analysis (.partial subfields) against without, same documents, same run (needs `make up`)
-	@scripts/install/npm-deps.sh seed-data && cd seed-data && node bench/analysis.js
+bench-analysis: ## Seeding rate, index size and the same hits of the storefront analysis (.partial subfields) against without it and cheaper forms of it, same run (needs `make up`) [BENCH_SAVE=seed-data/bench/results/bench-analysis.json keeps the run make render shows]
+	@scripts/install/npm-deps.sh seed-data && cd seed-data && BENCH_SAVE="$(if $(BENCH_SAVE),$(abspath $(BENCH_SAVE)))" node bench/analysis.js
 
 bench-console: ## What one open console costs the allocator (CPU with and without, 1,000 tenants) and its page's time to draw the map (needs `make up`; Chromium)
 	@scripts/install/npm-deps.sh allocator && tools="$$(scripts/install/browser.sh)" && cd allocator && \

@@ -19,8 +19,13 @@
 //   BENCH_ROUNDS  rounds of each (default 3), after one warm-up load of each (not counted: a
 //                 fresh lab's first loads run on a cold JIT; the same hits check runs on these)
 //   BENCH_QUERIES searches of the same hits check (default 2000)
+//   BENCH_SAVE    a file to keep the result in too: seed-data/bench/results/bench-analysis.json is
+//                 the committed run that make render shows (docs/benchmarks.md, seed-data/README.md)
 //   ES_URL        as everywhere
 import { readFileSync } from 'node:fs';
+import { benchEnvironment, saveBenchResult } from '@tenantlab/contract/bench-result';
+import { labRoot } from '@tenantlab/contract/lab-env-file';
+import { loadConfig } from '../src/config.js';
 import { generateTenants } from '@tenantlab/dataset/tenants';
 import { interleavedItems } from '@tenantlab/dataset/catalog';
 import { parseLine } from '@tenantlab/contract/querylog';
@@ -151,6 +156,17 @@ async function main() {
       }
     }
     const m = (name, k) => median(results[name].map((f) => f[k]));
+    const result = {
+      bench: 'bench-analysis',
+      ...benchEnvironment(labRoot),
+      profile: 'ci', scale, seed, documents: total, rounds, queries,
+      index: { shards: 1, replicas: 0, refresh_interval: '1s' },
+      variants: Object.fromEntries(NAMES.map((n) => [n, {
+        median_rate: Math.round(m(n, 'docsPerSecond')), median_bytes: m(n, 'bytes'),
+        rounds: results[n].map((f) => ({ rate: Math.round(f.docsPerSecond), seconds: Math.round(f.seconds * 1000) / 1000, bytes: f.bytes })),
+      }])),
+      candidates: {},
+    };
     console.log(`median: ${NAMES.map((n) => `${n} ${Math.round(m(n, 'docsPerSecond'))} docs/s, ${(m(n, 'bytes') / 1048576).toFixed(1)} MiB`).join('; ')}`);
     for (const n of ['standard', ...CANDIDATES]) {
       console.log(`${n} / storefront: seeding rate ${(m(n, 'docsPerSecond') / m('storefront', 'docsPerSecond')).toFixed(2)}x, index size ${(m(n, 'bytes') / m('storefront', 'bytes')).toFixed(2)}x`);
@@ -163,7 +179,10 @@ async function main() {
       // a shopper's quoted words are a phrase: does the candidate still answer one? (two words: one alone is a term)
       const phrase = await es.search({ index: warm[n].index, size: 1, query: { simple_query_string: { query: '"classic lamp"', fields: ['name.partial'] } } }).then(() => 'answered', (err) => `refused (${err.meta?.body?.error?.root_cause?.[0]?.reason ?? err.message})`);
       console.log(`  a quoted phrase on name.partial: ${phrase}`);
+      result.candidates[n] = { searches: h.searches, same_hits: h.same_hits, same_first_page: h.same_first_page, by_type: h.by_type, first_difference: h.first_difference, phrase };
     }
+    const [where, saved] = saveBenchResult('bench-analysis', result, { labDir: loadConfig().labDir });
+    console.log(`result: ${where}${saved ? ` (and ${saved})` : ''}`);
   } finally {
     for (const f of Object.values(warm)) await es.indices.delete({ index: f.index, ignore_unavailable: true });
   }

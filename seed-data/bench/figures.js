@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The figures of `make bench-seed` in docs/benchmarks.md and seed-data/README.md, generated from
-// the committed run (seed-data/bench/results/bench-seed.json, written by BENCH_SAVE=), never typed
-// by hand: the block between BEGIN and END. scripts/render runs it (make render [CHECK=1]);
+// The figures of `make bench-seed` and `make bench-analysis` in docs/benchmarks.md and
+// seed-data/README.md, generated from the committed runs (seed-data/bench/results/*.json, written
+// by BENCH_SAVE=), never typed by hand: each the block between its BEGIN and END. scripts/render runs it (make render [CHECK=1]);
 // --check changes nothing and names each stale file.
 import { resolve } from 'node:path';
 import { checkArg, renderResultBlocks, runMain } from '@tenantlab/contract/render-files';
@@ -48,9 +48,45 @@ export function seedBlock(r, { link }) {
   return lines.join('\n');
 }
 
+export const ANALYSIS_RESULT = 'seed-data/bench/results/bench-analysis.json';
+export const ANALYSIS_BEGIN = '<!-- bench-analysis: written by `make render` from seed-data/bench/results/bench-analysis.json; do not edit by hand -->';
+export const ANALYSIS_END = '<!-- /bench-analysis -->';
+const ANALYSIS_PAGES = [{ path: 'docs/benchmarks.md', link: `../${ANALYSIS_RESULT}` }, { path: 'seed-data/README.md', link: 'bench/results/bench-analysis.json' }];
+const LABELS = {
+  standard: 'standard: no `.partial` subfields, no SKU normalizer (the template before the storefront analysis)',
+  storefront: '**storefront: the template as it is** (edge n-grams with positions and norms)',
+  lean: 'lean: the same n-grams, documents only (no frequencies, positions or norms)',
+  'no-norms': 'no-norms: the same n-grams, positions kept, no norms',
+};
+const mib = (b) => `${(b / 1048576).toFixed(1)} MiB`;
+
+/** bench-analysis.json -> the Markdown block: each variant's rate and size against the template's, and each candidate's same hits check. */
+export function analysisBlock(r, { link }) {
+  const base = r.variants.storefront;
+  const tree = r.clean_tree ? 'clean tree' : 'uncommitted changes';
+  const lines = [
+    `Measured by \`make bench-analysis\` on ${r.machine.cpus} CPUs (${r.machine.cpu_model ?? 'unknown CPU'}), commit ${r.commit ?? 'unknown'} (${tree}), ${r.measured_at.slice(0, 10)}: `
+      + `the ci profile x${r.scale} (${int(r.documents)} documents) into one-shard indices without replicas, the median of ${r.rounds} alternating rounds after a warm-up load of each ([${ANALYSIS_RESULT.split('/').at(-1)}](${link})).`,
+    '',
+    '| mapping | docs/s (median) | against the template | merged size | against the template |',
+    '|---|---|---|---|---|',
+  ];
+  for (const [name, v] of Object.entries(r.variants)) {
+    lines.push(`| ${LABELS[name] ?? name} | ${int(v.median_rate)} | ${ratio(v.median_rate / base.median_rate)} | ${mib(v.median_bytes)} | ${ratio(v.median_bytes / base.median_bytes)} |`);
+  }
+  lines.push('', `Each candidate against the template on ${int(r.queries)} searches of the profile's query log (every matching document compared, not a page):`, '');
+  lines.push('| candidate | the same documents matched | the same first page | a quoted phrase (two words) on `name.partial` |', '|---|---|---|---|');
+  for (const [name, c] of Object.entries(r.candidates)) {
+    lines.push(`| ${name} | ${int(c.same_hits)} of ${int(c.searches)} | ${int(c.same_first_page)} of ${int(c.searches)} | ${c.phrase} |`);
+  }
+  return lines.join('\n');
+}
+
 function main(argv) {
   const check = checkArg(argv, 'seed-data/bench/figures.js [--check]');
-  return renderResultBlocks({ root: ROOT, result: RESULT, pages: PAGES, begin: BEGIN, end: END, block: seedBlock, bench: 'bench-seed', check });
+  const seed = renderResultBlocks({ root: ROOT, result: RESULT, pages: PAGES, begin: BEGIN, end: END, block: seedBlock, bench: 'bench-seed', check });
+  const analysis = renderResultBlocks({ root: ROOT, result: ANALYSIS_RESULT, pages: ANALYSIS_PAGES, begin: ANALYSIS_BEGIN, end: ANALYSIS_END, block: analysisBlock, bench: 'bench-analysis', check });
+  return Math.max(seed, analysis);
 }
 
 runMain(import.meta.url, main);

@@ -36,3 +36,23 @@ test('a slower seeder and a larger CPU share are shown missed', () => {
   assert.match(md, /\| ceiling \| 10,000 \| 7,000 \| 0\.70x \/ 0\.90x \| >= 0\.85x: \*\*missed\*\* \/ met \|/);
   assert.match(md, /20\.0% \| \| \| <= 15\.0%: \*\*missed\*\* \|/);
 });
+
+test('bench-analysis: each mapping\'s rate and size against the template\'s, and each candidate\'s same hits, from the result', async () => {
+  const { analysisBlock } = await import('../../bench/figures.js');
+  const md = analysisBlock({
+    machine: { cpus: 2, cpu_model: 'Test CPU' }, commit: 'abc123', clean_tree: false, measured_at: '2026-11-28T07:00:00Z',
+    scale: 1, documents: 50000, rounds: 3, queries: 2000,
+    variants: {
+      standard: { median_rate: 6000, median_bytes: 32 * 1048576 },
+      storefront: { median_rate: 4000, median_bytes: 40 * 1048576 },
+      lean: { median_rate: 5000, median_bytes: 38 * 1048576 },
+    },
+    candidates: { lean: { searches: 2000, same_hits: 2000, same_first_page: 1675, phrase: 'refused (no positions)' } },
+  }, { link: 'y.json' });
+  assert.match(md, /\| standard: .* \| 6,000 \| 1\.50x \| 32\.0 MiB \| 0\.80x \|/);
+  assert.match(md, /\| \*\*storefront: .* \| 4,000 \| 1\.00x \| 40\.0 MiB \| 1\.00x \|/);
+  assert.match(md, /\| lean: .* \| 5,000 \| 1\.25x \| 38\.0 MiB \| 0\.95x \|/);
+  assert.match(md, /\| lean \| 2,000 of 2,000 \| 1,675 of 2,000 \| refused \(no positions\) \|/);
+  assert.match(md, /commit abc123 \(uncommitted changes\), 2026-11-28/);
+  assert.match(md, /\[bench-analysis\.json\]\(y\.json\)/);
+});
