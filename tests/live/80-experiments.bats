@@ -194,6 +194,8 @@ quick_own_lab() {
   assert_output --partial "[demo] neighbours' p95: "
   # Locust's web UI while the story ran, and not after it
   assert_output --partial "load: Locust's web UI: http://$LAB_BIND:$LOAD_UI_PORT/"
+  # the full run's node sizes (headroom for what floats) are left out of the user's lab, and it says so
+  assert_output --partial "the full run's node sizes (each data node: cpus 0.35) are left out: the demo runs on the lab as it is"
   ! curl -fsS -o /dev/null --max-time 2 "http://$LAB_BIND:$LOAD_UI_PORT/" 2>/dev/null || fail "the demo's web UI is still up"
   local dir r
   dir="$(latest_run noisy-neighbour)"
@@ -201,8 +203,7 @@ quick_own_lab() {
   check_report "$dir" 2 1 2
   # the control (elsewhere, quick: false) is a verdict run's only: left out of the demo, with its direction
   assert_equal "$(jq -c '.plan.left_out' "$r")" '["elsewhere"]'
-  # the full run's node sizes (headroom for what floats) are not imposed on the user's lab: said, not applied
-  assert_output --partial "the full run's node sizes (each data node: cpus 0.35) are left out: the demo runs on the lab as it is"
+  # the full run's node sizes (headroom for what floats) are not imposed on the user's lab: said (above), not applied
   assert_equal "$(jq -r '[.variants[] | .lab] | map(. == null) | all' "$r")" true
   grep -q "The lab: the full run's node sizes" "$dir/report.md" || fail "report.md does not say the node sizes were left out"
   # the closed loop's record: the burst store, the allocator watched every second, the
