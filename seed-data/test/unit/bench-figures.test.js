@@ -2,7 +2,7 @@
 // result, never typed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { seedBlock } from '../../bench/figures.js';
+import { analysisBlock, seedBlock } from '../../bench/figures.js';
 
 const result = (seederRate, share) => ({
   machine: { cpus: 2, cpu_model: 'Test CPU' },
@@ -37,8 +37,7 @@ test('a slower seeder and a larger CPU share are shown missed', () => {
   assert.match(md, /20\.0% \| \| \| <= 15\.0%: \*\*missed\*\* \|/);
 });
 
-test('bench-analysis: each mapping\'s rate and size against the template\'s, and each candidate\'s same hits, from the result', async () => {
-  const { analysisBlock } = await import('../../bench/figures.js');
+test('bench-analysis: each mapping\'s rate and size against the template\'s, and each candidate\'s same hits, from the result', () => {
   const md = analysisBlock({
     machine: { cpus: 2, cpu_model: 'Test CPU' }, commit: 'abc123', clean_tree: false, measured_at: '2026-11-28T07:00:00Z',
     scale: 1, documents: 50000, rounds: 3, queries: 2000,
