@@ -36,6 +36,13 @@ quick_runs_here() {
 # latest_run NAME: the newest run folder of NAME
 latest_run() { ls -d "$RESULTS/$1"/*/ 2>/dev/null | sort | tail -n 1; }
 
+# run_complete RESULTS_JSON: the run says complete, or the test fails naming each repetition's
+# reason (late arrivals, errors, a failed step): a CI log then says why without the run's files
+run_complete() {
+  [[ "$(jq -r .complete "$1")" == true ]] \
+    || fail "the run is incomplete: $(jq -r '[.incomplete_reason] + [.variants[]? | .name as $n | .repetitions[] | select(.complete | not) | "\($n): \(.incomplete_reason)"] | join("; ")' "$1")"
+}
+
 # results_valid FILE: results.json follows its schema (the runner's own reader)
 results_valid() {
   run node --input-type=module -e '

@@ -50,6 +50,7 @@ teardown_file() {
 setup() {
   load ../lib/lab
   load ../lib/external
+  load ../lib/experiments
   [[ "$(lab_runtime)" == native ]] || skip "RUNTIME=external: checked against the native test lab"
   cd "$REPO"
   DIR="$BATS_FILE_TMPDIR/ext"
@@ -187,7 +188,7 @@ jvms() { echo "test lab: $(lab_jvm_pids "$LAB_DIR" | paste -sd' '); external lab
   r="$(ls -d "$REPO/.lab/results/experiments/azure-refresh"/*/ | sort | tail -n 1)results.json"
   assert_equal "$(jq -r .lab.es_url "$r")" "https://127.0.0.1:$PROXY_PORT"
   assert_equal "$(jq -r .environment.runtime "$r")" external
-  assert_equal "$(jq -r .complete "$r")" true
+  run_complete "$r"
   # every repetition's index held every document its clients saw acknowledged
   assert_equal "$(jq '[.variants[].repetitions[] | select(.complete and .integrity.count > 0 and .integrity.count == .integrity.acknowledged)] | length' "$r")" \
     "$(jq '[.variants[].repetitions[]] | length' "$r")"
