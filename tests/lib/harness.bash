@@ -9,7 +9,7 @@
 # named in the allowed list; harness_runtime (native, compose, external), which rows apply.
 # LAB_ROOT comes from scripts/lib/config.sh, bats_dir from install_test_tools.
 passed=0 failed=0 skipped=0 todo=0
-failures=() skips=() todos=() timings=()
+failures=() skips=() todos=() timings=() parts=()
 harness_name="${harness_name:-tests/run}"
 harness_runtime="${harness_runtime:-native}"
 allowed_skips_file="$LAB_ROOT/tests/allowed-skips.tsv"
@@ -17,6 +17,21 @@ run_log="" run_log_pid=""
 
 # repo_rel PATH: PATH from the repository's root
 repo_rel() { local p="${1#file://}"; echo "${p#"$LAB_ROOT"/}"; }
+
+# part NAME: a part of the run starts (printed "# NAME"); the report gives each part's wall time,
+# so a run over CI's budget says where its minutes went
+part() { parts+=("$SECONDS"$'\t'"$1"); echo "# $1"; }
+
+# part_times: "seconds<TAB>name" of every part, each to the next one's start (the last to now)
+part_times() {
+  local i start name next
+  for ((i = 0; i < ${#parts[@]}; i++)); do
+    IFS=$'\t' read -r start name <<<"${parts[i]}"
+    next=$SECONDS
+    ((i + 1 < ${#parts[@]})) && next="${parts[i + 1]%%$'\t'*}"
+    printf '%s\t%s\n' "$((next - start))" "$name"
+  done
+}
 
 # fail_step NAME: a step outside bats that failed counts as a failed test
 fail_step() { echo "not ok - $1"; failed=$((failed + 1)) failures+=("$1"); }
@@ -294,6 +309,13 @@ report_counts() {
     echo "failed:"
     printf '  %s\n' "${failures[@]}"
   fi
+  if ((${#parts[@]})); then
+    echo
+    echo "wall time by part:"
+    while IFS=$'\t' read -r ms what; do
+      printf '  %6ss  %s\n' "$ms" "$what"
+    done < <(part_times)
+  fi
   if ((${#timings[@]})); then
     echo
     echo "slowest tests:"
@@ -337,7 +359,7 @@ end_run_log() {
 
 # install_test_tools: the tools every harness needs (cached); sets bats_dir
 install_test_tools() {
-  echo "# installing test tools (cached)"
+  part "installing test tools (cached)"
   (source "$LAB_ROOT/scripts/lib/apt.sh" && ensure_apt_packages curl jq procps iproute2) || { fail_step "install Debian packages"; return 1; }
   bats_dir="$("$LAB_ROOT/scripts/install/bats.sh")" || { fail_step "install bats"; return 1; }
   "$LAB_ROOT/scripts/install/compose.sh" >/dev/null || { fail_step "build Compose v2"; return 1; }

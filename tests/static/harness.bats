@@ -137,6 +137,24 @@ tests/fixtures/harness/node: a skipped suite # skip allowed for the suite"
   assert_line --regexp '^# 1 skipped \(allowed by tests/fixtures/harness/allowed-skips.tsv\):$'
 }
 
+@test "the report gives each part's wall time, in the order they ran, before the closing line" {
+  part "first part" >"$OUT"
+  SECONDS=0
+  parts=("0"$'\t'"first part")
+  part "second part" >>"$OUT"
+  parts[1]="3"$'\t'"second part"
+  SECONDS=5
+  run report_counts
+  assert_success
+  assert_equal "$(head -n 2 "$OUT" | paste -sd'|')" "# first part|# second part"
+  local at i
+  for i in "${!lines[@]}"; do [[ "${lines[i]}" == "wall time by part:" ]] && at=$i; done
+  [[ -n "$at" ]] || fail "no wall time by part in: $output"
+  assert_equal "${lines[at + 1]}" "       3s  first part"
+  assert_equal "${lines[at + 2]}" "       2s  second part"
+  assert_equal "${lines[-1]}" "0 passed, 0 failed"
+}
+
 @test "a clean run: no failure section, exit 0, the closing line last" {
   run_node_tests tests/fixtures/harness/node child-output >"$OUT"
   run report_counts
