@@ -59,6 +59,11 @@ test('errors or late arrivals past the spec\'s limits make a repetition incomple
   markUnfit(bad, workload);
   assert.equal(bad.complete, false);
   assert.equal(bad.incomplete_reason, '11 of 1000 requests failed (1.1%), above max_error_rate 1%; 51 of 1000 arrivals started late (5.1%), above max_late_rate 5%');
+  assert.deepEqual(bad.unfit, ['errors', 'late_arrivals']);
+  assert.equal(ok.unfit, undefined);
+  const late = rep({ requests: 1000, errors: 0, late_arrivals: 60 });
+  markUnfit(late, workload);
+  assert.deepEqual(late.unfit, ['late_arrivals'], 'the generator fell behind, nothing failed');
   // the write workloads: documents, rejected and failed, against every document sent
   const writes = rep({ requests: 10, errors: 0, ingest: { docs_indexed: 99000, docs_rejected: 248, docs_failed: 0, docs_sent: 99248 } });
   markUnfit(writes, workload);

@@ -18,7 +18,7 @@ import { buildLayout } from './layouts.js';
 import { measureIngest, warmUpIngest } from './measure-ingest.js';
 import { measureManyShards, warmUpManyShards } from './measure-many-shards.js';
 import { measureSearch, warmUpSearch } from './measure-search.js';
-import { settleSearch } from './settle.js';
+import { settleOf, settleSearch } from './settle.js';
 
 /** The windows (see the header); each repetition goes into results.json as it starts. */
 export async function measureWindows(run) {
@@ -77,24 +77,33 @@ function roundOf(plan, i) {
 
 /**
  * A repetition whose errors or late arrivals pass the spec's limits (workload.max_error_rate,
- * workload.max_late_rate) is incomplete: its figures stay, the verdict does not use them, and
- * the reason gives the exact counts.
+ * workload.max_late_rate) is incomplete: its figures stay, the verdict does not use them, the
+ * reason gives the exact counts and `unfit` names the limits passed ('errors', 'late_arrivals').
  */
 export function markUnfit(rep, workload) {
   const f = rep.figures;
   if (!rep.complete || !f) return;
   const sent = f.requests ?? 0;
   const reasons = [];
+  const unfit = [];
   const errors = f.ingest ? (f.ingest.docs_failed ?? 0) + (f.ingest.docs_rejected ?? 0) : f.errors ?? 0;
   const errorBase = f.ingest ? (f.ingest.docs_sent ?? (f.ingest.docs_indexed ?? 0) + errors) : sent;
   const maxErr = workload.max_error_rate ?? 0.01;
-  if (errorBase > 0 && errors / errorBase > maxErr) reasons.push(`${errors} of ${errorBase} ${f.ingest ? 'documents' : 'requests'} failed (${fmtShare(errors / errorBase)}), above max_error_rate ${fmtShare(maxErr)}`);
+  if (errorBase > 0 && errors / errorBase > maxErr) {
+    unfit.push('errors');
+    reasons.push(`${errors} of ${errorBase} ${f.ingest ? 'documents' : 'requests'} failed (${fmtShare(errors / errorBase)}), above max_error_rate ${fmtShare(maxErr)}`);
+  }
   const late = f.late_arrivals ?? 0;
   const maxLate = workload.max_late_rate ?? 0.05;
-  if (sent > 0 && late / sent > maxLate) reasons.push(`${late} of ${sent} arrivals started late (${fmtShare(late / sent)}), above max_late_rate ${fmtShare(maxLate)}`);
+  if (sent > 0 && late / sent > maxLate) {
+    unfit.push('late_arrivals');
+    reasons.push(`${late} of ${sent} arrivals started late (${fmtShare(late / sent)}), above max_late_rate ${fmtShare(maxLate)}`);
+  }
   if (reasons.length) {
     rep.complete = false;
     rep.incomplete_reason = reasons.join('; ');
+    // which limits, for a reader that must tell a generator that fell behind from failed requests
+    rep.unfit = unfit;
   }
 }
 
@@ -117,7 +126,7 @@ async function prepareLab(run, vname, { restarted, fresh }) {
   // a lab whose JVMs are new can stay slow for minutes after its cold round (settle.js)
   if (fresh && !data.writes && !data.manyShards) {
     const first = plan.variants.find((v) => v.name === vname);
-    run.results.settle = await settleSearch(run, first, join(run.dir, 'repetitions', `00-settle-${vname}`));
+    run.results.settle = await settleSearch(run, first, join(run.dir, 'repetitions', `00-settle-${vname}`), settleOf(plan, { narrate: run.narrate }));
     run.write();
   }
 }
