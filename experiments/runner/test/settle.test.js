@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { SETTLE, passOf, settled } from '../src/run/settle.js';
+import { SETTLE, SETTLE_QUICK, passOf, settleOf, settled } from '../src/run/settle.js';
 import { validateResults } from '../src/results.js';
 import { writeReport } from '../src/report.js';
 import { syntheticResults } from './fixtures/synthetic.js';
@@ -47,4 +47,12 @@ test('results.settle validates; the report states the settling and says when it 
     assert.match(readFileSync(join(dir, 'report.md'), 'utf8'), re);
   }
   assert.notDeepEqual(validateResults({ ...structuredClone(results), settle: { ...base, passes: [], steady: 'yes' } }), []);
+});
+
+test('settleOf: a full run and the demo settle in 10 s windows up to 8; a QUICK smoke run in 5 s windows up to 4', () => {
+  assert.equal(settleOf({ quick: false }), SETTLE);
+  assert.equal(settleOf({ quick: false }, { narrate: true }), SETTLE);
+  assert.equal(settleOf({ quick: true }, { narrate: true }), SETTLE, 'make demo tells its story on settled neighbours');
+  assert.equal(settleOf({ quick: true }), SETTLE_QUICK);
+  assert.deepEqual([SETTLE.windowS, SETTLE.maxPasses, SETTLE_QUICK.windowS, SETTLE_QUICK.maxPasses], [10, 8, 5, 4]);
 });

@@ -9,6 +9,13 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { unmeasuredSearch } from './measure-search.js';
 
 export const SETTLE = Object.freeze({ windowS: 10, tolerance: 0.25, maxPasses: 8 });
+// A QUICK run (a smoke run: no verdict) settles in shorter windows and fewer of them: it only
+// needs its windows measured, not comparable. make demo (QUICK too) settles as a full run does:
+// its story is told on the neighbours' figures.
+export const SETTLE_QUICK = Object.freeze({ windowS: 5, tolerance: 0.25, maxPasses: 4 });
+
+/** How a run settles: a full run's and the demo's (SETTLE), or a smoke run's (SETTLE_QUICK). */
+export const settleOf = (plan, { narrate = false } = {}) => (plan.quick && !narrate ? SETTLE_QUICK : SETTLE);
 
 /** One settle window's figures -> { p95_ms, late_share } (null p95 when it measured nothing). */
 export function passOf(figures) {
