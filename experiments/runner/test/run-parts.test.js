@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { indexOfTenant, layoutNames } from '../src/run/layout.js';
 import { engineOf, figuresOf, loadEnv, locustfile, measuredPoint, pointsFileOf, runLoad, timelineOf, timelinesOf } from '../src/run/workload.js';
-import { follower } from '../src/run/narrate.js';
+import { follower, outcomeLine } from '../src/run/narrate.js';
 import { describeLab, labEnvOf, structureOf } from '../src/run/lab-control.js';
 import { windowFigures } from '../src/run/es-stats.js';
 import { BYTES_PER_DOC_ON_DISK, diskVerdict, requireVariantsFit } from '../src/run/lab-check.js';
@@ -412,4 +412,10 @@ test("the experiment's own lab: other nodes than lab.env's run natively when RUN
   assert.ok(said.some((l) => /has other nodes than lab\.env's: it runs on the native runtime/.test(l)), said.join('\n'));
   const compose = labControl({ command, env: { ...base, RUNTIME: 'compose' } });
   await assert.rejects(compose.use({ groups: 1, data_nodes_per_group: 1 }), /only the native runtime can start on the fly: run it with RUNTIME=native \(RUNTIME=compose was asked for\)$/);
+});
+
+test('outcomeLine: the closed loop of a repetition in words, no "-" or "never" standing for a time', () => {
+  assert.equal(outcomeLine({ flag_s: 10.11, move_start_s: 10.36, move_s: 13.2, recovered_s: 31.5 }), 'flagged 10.11 s after the burst started; move started at 10.36 s and took 13.2 s; neighbours recovered at 31.5 s');
+  assert.equal(outcomeLine({ flag_s: 15.83, move_start_s: null, move_s: null, recovered_s: null }), 'flagged 15.83 s after the burst started; not moved; neighbours not recovered within the window');
+  assert.equal(outcomeLine({ flag_s: null, move_start_s: null, move_s: null, recovered_s: null }), 'not flagged; not moved; neighbours not recovered within the window');
 });

@@ -110,7 +110,15 @@ export function narrator({ log, pointsFile, target, groups, home = groups[0], bu
       const n = figures.neighbours;
       const i = figures.isolation;
       log(`  [demo] neighbours' p95: ${n.before_p95_ms} ms before the burst, ${n.during_p95_ms} ms while it hit them, ${n.after_p95_ms ?? '-'} ms after the move (${n.after_ratio ?? '-'}x of before)`);
-      log(`  [demo] flagged ${i.flag_s ?? '-'} s after the burst started; move started at ${i.move_start_s ?? '-'} s and took ${i.move_s ?? '-'} s; neighbours recovered at ${i.recovered_s ?? 'never'} s`);
+      log(`  [demo] ${outcomeLine(i)}`);
     },
   };
+}
+
+/** A repetition's closed loop in words: flagged or not, moved or not, the neighbours back or not (times in s). */
+export function outcomeLine(i) {
+  const flag = i.flag_s === null || i.flag_s === undefined ? 'not flagged' : `flagged ${i.flag_s} s after the burst started`;
+  const move = i.move_start_s === null || i.move_start_s === undefined ? 'not moved' : `move started at ${i.move_start_s} s and took ${i.move_s ?? '-'} s`;
+  const back = i.recovered_s === null || i.recovered_s === undefined ? 'neighbours not recovered within the window' : `neighbours recovered at ${i.recovered_s} s`;
+  return `${flag}; ${move}; ${back}`;
 }
