@@ -117,8 +117,9 @@ export function narrator({ log, pointsFile, target, groups, home = groups[0], bu
 
 /** A repetition's closed loop in words: flagged or not, moved or not, the neighbours back or not (times in s). */
 export function outcomeLine(i) {
-  const flag = i.flag_s === null || i.flag_s === undefined ? 'not flagged' : `flagged ${i.flag_s} s after the burst started`;
-  const move = i.move_start_s === null || i.move_start_s === undefined ? 'not moved' : `move started at ${i.move_start_s} s and took ${i.move_s ?? '-'} s`;
-  const back = i.recovered_s === null || i.recovered_s === undefined ? 'neighbours not recovered within the window' : `neighbours recovered at ${i.recovered_s} s`;
+  const none = (x) => x === null || x === undefined;
+  const flag = none(i.flag_s) ? 'not flagged' : `flagged ${i.flag_s} s after the burst started`;
+  const move = none(i.move_start_s) ? 'not moved' : `move started at ${i.move_start_s} s and took ${i.move_s ?? '-'} s`;
+  const back = none(i.recovered_s) ? 'neighbours not recovered within the window' : `neighbours recovered at ${i.recovered_s} s`;
   return `${flag}; ${move}; ${back}`;
 }
