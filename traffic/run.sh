@@ -30,12 +30,6 @@ PASS_VARS=(DURATION RATE VUS TENANT TENANTS THINK_MS PAGE_SIZE PROFILE_TENANTS S
 scenario="${SCENARIO:-mixed}"
 [[ " ${SCENARIOS[*]} " == *" $scenario "* ]] || die "unknown SCENARIO '$scenario': pick one of ${SCENARIOS[*]}"
 
-# seconds_of DURATION: 90s, 2m, 1h30m -> seconds; empty when malformed
-seconds_of() {
-  [[ "$1" =~ ^([0-9]+h)?([0-9]+m)?([0-9]+s)?$ && -n "$1" ]] || return 0
-  local h="${BASH_REMATCH[1]%h}" m="${BASH_REMATCH[2]%m}" s="${BASH_REMATCH[3]%s}"
-  echo $((10#${h:-0} * 3600 + 10#${m:-0} * 60 + 10#${s:-0}))
-}
 max_secs="$(seconds_of "$LOAD_MAX_DURATION")"
 [[ -n "$max_secs" ]] || die "LOAD_MAX_DURATION=$LOAD_MAX_DURATION: want a duration like 1h"
 if [[ -n "${DURATION:-}" ]]; then

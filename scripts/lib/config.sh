@@ -34,6 +34,14 @@ export LAB_CACHE="${LAB_CACHE:-$LAB_ROOT/.lab/cache}"
 die() { echo "error: $*" >&2; exit 2; }
 say() { echo "$*" >&2; }
 
+# seconds_of DURATION: 90s, 2m, 1h30m -> seconds; empty when malformed (lab.env's durations:
+# LOAD_MAX_DURATION, LOAD_SETTLE_TIMEOUT, LAB_WARMUP)
+seconds_of() {
+  [[ "$1" =~ ^([0-9]+h)?([0-9]+m)?([0-9]+s)?$ && -n "$1" ]] || return 0
+  local h="${BASH_REMATCH[1]%h}" m="${BASH_REMATCH[2]%m}" s="${BASH_REMATCH[3]%s}"
+  echo $((10#${h:-0} * 3600 + 10#${m:-0} * 60 + 10#${s:-0}))
+}
+
 # lab.env's Node.js (NODE_VERSION) first on PATH, for this script and every process it starts:
 # the cache's copy (warm: one file test, no process). Without one, scripts/install/node.sh
 # (once per process tree: LAB_NODE_CHECKED) installs it, or keeps a machine's node of that major.

@@ -37,6 +37,15 @@ setup() {
   run make -s -C "$REPO" up
   assert_success
   assert_output --partial "profile ci (SEED=1) is already loaded"
+  # the nodes started with the test lab and were never warmed: make up warms them once
+  # (LAB_WARMUP=5s in the harness), searches and writes to a scratch index it drops
+  assert_output --regexp "warm-up: [1-9][0-9]* storefront searches in [5-9]\.[0-9] s, 3 in flight .* and [1-9][0-9]* products written in [1-9][0-9]* bulks to a scratch index since dropped"
+  run es GET "/tenantlab-warmup"
+  assert_failure
+  assert_output --partial "404"
+  run make -s -C "$REPO" up
+  assert_success
+  assert_output --partial "warm-up: not needed (no node started since the last one)"
   run "$SEED_BIN" seed --keep-settings
   assert_success
   assert_output --partial "every tenant matches the manifest"
@@ -148,6 +157,19 @@ teardown() {
   run "$SEED_BIN" seed -p no-such-profile
   assert_failure 2
   assert_output "error: unknown profile 'no-such-profile': pick one of ci, demo, large"
+}
+
+@test "LAB_WARMUP that is not a duration: one-line error, exit 2, before the seeding" {
+  LAB_WARMUP=soon run "$LAB" up
+  assert_failure 2
+  assert_output --partial "error: LAB_WARMUP=soon: want a duration like 30s or 1m (0s skips the warm-up)"
+  refute_output --partial "seed data: checking"
+  LAB_WARMUP=0s run "$SEED_BIN" warm -p ci --seconds 0
+  assert_success
+  assert_output "warm-up: skipped (LAB_WARMUP=0s)"
+  run "$SEED_BIN" warm -p ci --log /nonexistent/queries.log
+  assert_failure 2
+  assert_output "error: warm: no query log at /nonexistent/queries.log: make up writes it (tenantlab-seed querylog --out FILE, then --log FILE)"
 }
 
 @test "SEED that is not a number: one-line error, exit 2" {

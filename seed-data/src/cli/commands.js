@@ -1,5 +1,6 @@
 // The commands of tenantlab-seed. Each is a short script over the modules that do the work.
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { once } from 'node:events';
 import { Random } from '@tenantlab/dataset/random';
 import { SeedError, UsageError } from '../errors.js';
@@ -13,6 +14,8 @@ import { runLoad } from '../load/run.js';
 import { profileNames, loadProfile } from '@tenantlab/dataset/profiles';
 import { describeDrift, planFill, reasonsOf } from '../verify/plan.js';
 import { connect, countNow, log, placeTenants, verifyCounts, waitGreen } from './steps.js';
+import { createScratch, dropScratch, nodesKey, scratchBulks, warmFigures, warmRequests, warmUp, warmWrites } from '../warm/warm.js';
+import { QueryLogError } from '@tenantlab/contract/querylog';
 
 function summary(label, r, verified) {
   const rate = Math.round((r.stats.indexed + r.stats.superseded) / Math.max(0.001, r.seconds));
@@ -205,6 +208,67 @@ export async function profiles() {
     const p = loadProfile(name);
     console.log(`${name.padEnd(8)} ${String(p.stores).padStart(5)} stores ${String(p.products).padStart(9)} products  ${p.description ?? ''}`);
   }
+}
+
+// The warm-up reads the head of the log: at a few dozen searches a second, LAB_WARMUP's default
+// sends under a thousand
+const WARM_LINES = 5000;
+const ms = (x) => (x === null ? '-' : `${Math.round(x)} ms`);
+
+/**
+ * The last step of `make up` (src/warm/warm.js says why): the stores' own searches for
+ * --seconds, unless no node started since the last warm-up. Never fails the lab: a warm-up
+ * whose searches all fail says so and leaves the mark unwritten.
+ */
+export async function warm(ctx) {
+  const seconds = ctx.number('--seconds', String(ctx.values.seconds), { min: 0, max: 3600 });
+  const inFlight = ctx.number('--in-flight', String(ctx.values['in-flight']), { integer: true, min: 1, max: 64 });
+  if (!seconds) {
+    console.log('warm-up: skipped (LAB_WARMUP=0s)');
+    return;
+  }
+  const file = ctx.values.log ?? join(ctx.labDir, 'seed-data', 'queries.log');
+  if (!existsSync(file)) throw new UsageError(`warm: no query log at ${file}: make up writes it (tenantlab-seed querylog --out FILE, then --log FILE)`);
+  let requests;
+  try {
+    requests = warmRequests(readFileSync(file, 'utf8').split('\n').slice(0, WARM_LINES));
+  } catch (err) {
+    if (err instanceof QueryLogError) throw new UsageError(`warm: ${file}: ${err.message}`);
+    throw err;
+  }
+  if (!requests.length) throw new UsageError(`warm: ${file} holds no search: write it again (make up does, tenantlab-seed querylog)`);
+  const { entry } = await connect(ctx, { allocator: false });
+  const key = nodesKey(await entry.nodes.info({ metric: 'jvm', filter_path: 'nodes.*.jvm.start_time_in_millis' }));
+  const mark = join(ctx.labDir, 'seed-data', 'warmed');
+  if (existsSync(mark) && readFileSync(mark, 'utf8').trim() === key) {
+    console.log('warm-up: not needed (no node started since the last one)');
+    return;
+  }
+  // the write path beside the searches, except on a cluster that is not the lab's own
+  let writing = null;
+  if (ctx.config.connection.external) log('warm-up: searches only (RUNTIME=external: no scratch index on a cluster that is not the lab\'s)');
+  else {
+    try {
+      await createScratch(entry, requests[0].index);
+      writing = warmWrites(entry, scratchBulks(catalogItems(ctx.seed, ctx.only)), { deadline: performance.now() + seconds * 1000 });
+    } catch (err) {
+      log(`warning: warm-up: searches only, the scratch index for the writes failed: ${esReason(err)}`);
+    }
+  }
+  const r = await warmUp(entry, requests, { seconds, inFlight });
+  const w = writing ? await writing : null;
+  if (writing) await dropScratch(entry).catch((err) => log(`warning: warm-up: could not drop the scratch index tenantlab-warmup: ${esReason(err)}`));
+  const f = warmFigures(r.samples);
+  const answered = r.samples.length;
+  const faults = [r.errors ? `${r.errors} failed` : '', r.missing ? `${r.missing} stores gone since the log was written` : ''].filter(Boolean).join(', ');
+  if (!answered) {
+    log(`warning: warm-up: none of ${r.requests} searches was answered${faults ? ` (${faults})` : ''}: the first load will find the nodes cold`);
+    return;
+  }
+  const wrote = w ? ` and ${w.documents} products written in ${w.bulks} bulks to a scratch index since dropped${w.errors ? ` (${w.errors} bulks with errors)` : ''}` : '';
+  console.log(`warm-up: ${answered} storefront searches in ${r.seconds.toFixed(1)} s, ${inFlight} in flight (p95 ${ms(f.first_p95_ms)} in the first 5 s, ${ms(f.last_p95_ms)} in the last)${wrote}${faults ? `; ${faults}` : ''}: the nodes have compiled the search and write paths (LAB_WARMUP=0s skips this)`);
+  mkdirSync(dirname(mark), { recursive: true });
+  writeFileSync(mark, `${key}\n`);
 }
 
 export { esReason };

@@ -12,6 +12,7 @@ const COMMANDS = {
   resubmit: ['re-send one tenant\'s whole catalog (--tenant ID), as a store\'s daily catalog push', commands.resubmit],
   update: ['change price and/or inventory of a share of one tenant\'s products (--tenant ID)', commands.update],
   querylog: ['write a query log (TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY) for the profile\'s stores', commands.querylog],
+  warm: ['the last step of make up: replay the query log\'s searches (--log) for --seconds so the nodes compile the search path, once per start of the nodes', commands.warm],
   catalog: ['write the bulk body (NDJSON) the seed would send, without sending it', commands.catalog],
   manifest: ['print the manifest: every tenant with its exact document count', commands.manifest],
   delete: ['delete the profile\'s tenants through the allocator', commands.remove],
