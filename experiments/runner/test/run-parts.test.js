@@ -318,6 +318,24 @@ test('closed loop: neighbours before, during until the move ended, after it; the
   assert.equal(never.neighbours.after_ratio, 5);
 });
 
+test('closed loop: after a move, "after" is the same last third as the controls\' (or from the move\'s end + settle, if later)', async () => {
+  const { isolationFigures } = await import('../src/run/isolation.js');
+  const t0 = 1_000_000;
+  // burst at 20 s, window to 80 s: the controls' after is 60-80 s. The neighbours at 10 ms
+  // before, 50 during, 30 for a hangover after the move (35-55 s), 10 from 55 s
+  const points = [];
+  for (let s = 0; s < 80; s += 0.25) points.push([t0 + s * 1000, s < 20 ? 10 : s < 35 ? 50 : s < 55 ? 30 : 10, 'odd', null]);
+  const early = { flagged_at: t0 + 28000, move: { state: 'succeeded', created_at: t0 + 30000, finished_at: t0 + 35000 } };
+  const f = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 80000, watch: early, settleMs: 5000 });
+  assert.equal(f.neighbours.after_p95_ms, 10, 'the hangover 40-55 s is outside the last third');
+  const control = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 80000, watch: null, settleMs: 5000, auto: false });
+  assert.equal(control.neighbours.after_p95_ms, f.neighbours.after_p95_ms);
+  // a move that ends inside the last third (at 62 s): after starts at its end + settle, 67 s
+  const late = { flagged_at: t0 + 50000, move: { state: 'succeeded', created_at: t0 + 55000, finished_at: t0 + 62000 } };
+  const pointsLate = points.map(([t, v, set]) => [t, t >= t0 + 62000 && t < t0 + 67000 ? 99 : v, set, null]);
+  assert.equal(isolationFigures({ points: pointsLate, t0, burstFromMs: t0 + 20000, endMs: t0 + 80000, watch: late, settleMs: 5000 }).neighbours.after_p95_ms, 10);
+});
+
 test('closed loop: the allocator policy of a variant is the lab policy with the loop values', async () => {
   const { isolationPolicy } = await import('../src/run/isolation.js');
   const p = isolationPolicy({ window_s: 15, share: 0.3, objective_ms: 10, cool_down_s: 60 }, { auto: false });

@@ -199,10 +199,14 @@ const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100
 /**
  * The loop's figures from the load engine's points ([epoch ms, duration ms, store set, took ms]) and the watcher:
  *   neighbours = the burst store's group (odd set, the store itself excluded), others = even;
- *   before = measure start .. burst start; during = burst start .. the move's end; after = the
- *   move's end + settle .. the window's end. Without auto-isolation (`auto` false: the baseline)
- *   during is the burst's first two thirds and after its last third; with it and no move, after
- *   is null. recovered_s: the first second from the burst's start from which five
+ *   before = measure start .. burst start; during = burst start .. the move's end. Without
+ *   auto-isolation (`auto` false: the baseline and the control) during is the burst's first two
+ *   thirds and after its last third. With a move, after is that same last third, or from the
+ *   move's end + settle when the move ended later: every variant's "after" is then the same
+ *   stretch of the window, so a comparison between variants is not one between a stretch right
+ *   after a burst and one 20 s later (the runs before 2026-11-28 took after from the move's end
+ *   + settle, 10-20 s earlier than the controls' last third). With auto-isolation on and no
+ *   move, after is null. recovered_s: the first second from the burst's start from which five
  *   consecutive 5-second windows of the neighbours have a p95 within `tolerance` of before.
  *   neighbours_es / others_es: the same sides on Elasticsearch's `took` instead of the client's time.
  */
@@ -214,7 +218,7 @@ export function isolationFigures({ points, t0, burstFromMs, endMs, watch, settle
   const spans = {
     before: [t0, burstFromMs],
     during: [burstFromMs, moveEnd ?? (auto ? endMs : noMoveSplit)],
-    after: moveEnd !== null ? [moveEnd + settleMs, endMs] : auto ? [endMs, endMs] : [noMoveSplit, endMs],
+    after: moveEnd !== null ? [Math.max(moveEnd + settleMs, noMoveSplit), endMs] : auto ? [endMs, endMs] : [noMoveSplit, endMs],
   };
   // col 1: the client's duration; col 3: Elasticsearch's `took` (null when the line has none)
   const of = (set, [a, b], col = 1) => points.filter((p) => p[2] === set && p[0] >= a && p[0] < b && p[col] != null).map((p) => p[col]);
