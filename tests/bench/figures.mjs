@@ -39,6 +39,12 @@ export function startupBlock(r, { link }) {
       const warm = s.warmup_s ? `, after make up's ${s.warmup_s.toFixed(0)} s warm-up` : ', no warm-up';
       lines.push(`| the first \`make load\` right after it (the default mix, 1 min${warm}): storefront p95 (${int(fl.storefront_requests)} page views, verdict ${fl.verdict}) | ${fl.storefront_p95_ms.toFixed(1)} ms | <= ${t.first_load_p95_ms} ms: ${met(fl.storefront_p95_ms <= t.first_load_p95_ms)} |`);
     }
+    const rs = s.restarted;
+    if (rs) {
+      const ratio = rs.warm.storefront_p95_ms / rs.cold.storefront_p95_ms;
+      lines.push(`| after a restart of the nodes (data kept), the first \`make load\`: storefront p95 without the warm-up (\`LAB_WARMUP=0s\`, verdict ${rs.cold.verdict}) | ${rs.cold.storefront_p95_ms.toFixed(1)} ms | the baseline |`);
+      lines.push(`| the same with it (verdict ${rs.warm.verdict}) | ${rs.warm.storefront_p95_ms.toFixed(1)} ms (${ratio.toFixed(2)}x the baseline) | <= ${t.first_load_p95_ms} ms: ${met(rs.warm.storefront_p95_ms <= t.first_load_p95_ms)} |`);
+    }
   }
   return lines.join('\n');
 }
