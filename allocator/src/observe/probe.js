@@ -21,6 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { vocab } from '@tenantlab/dataset/vocab';
 import { aliasFor } from '@tenantlab/contract/naming';
 import { SEARCH_FIELDS, typedPart } from '@tenantlab/contract/storefront';
+import { nearestRank } from '@tenantlab/contract/percentile';
 
 /** The stats group of every probe search: the cost figures leave it out of the groups' totals. */
 export const PROBE_STATS_GROUP = 'tenantlab-probe';
@@ -112,12 +113,8 @@ export async function probeGroups(client, targets, turn = 0, cache = new Map()) 
   return new Map(entries);
 }
 
-/** Nearest-rank percentile of numbers (null for none). */
-export function percentile(xs, q) {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
-}
+/** Nearest-rank percentile of numbers (null for none): the lab's one (packages/contract). */
+export const percentile = nearestRank;
 
 /** Probe timings kept over the observation window; `p95s()` per group. */
 export class ProbeWindow {

@@ -1,5 +1,6 @@
 // The commands of tenantlab-seed. Each is a short script over the modules that do the work.
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { once } from 'node:events';
 import { Random } from '@tenantlab/dataset/random';
@@ -215,6 +216,18 @@ export async function profiles() {
 const WARM_LINES = 5000;
 const ms = (x) => (x === null ? '-' : `${Math.round(x)} ms`);
 
+/** The first `n` lines of a file, read no further (the lab's log holds 50,000). */
+async function headLines(file, n) {
+  const input = createReadStream(file, 'utf8');
+  const lines = [];
+  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+    lines.push(line);
+    if (lines.length >= n) break;
+  }
+  input.destroy();
+  return lines;
+}
+
 /**
  * The last step of `make up` (src/warm/warm.js says why): the stores' own searches for
  * --seconds, unless no node started since the last warm-up. Never fails the lab: a warm-up
@@ -231,7 +244,7 @@ export async function warm(ctx) {
   if (!existsSync(file)) throw new UsageError(`warm: no query log at ${file}: make up writes it (tenantlab-seed querylog --out FILE, then --log FILE)`);
   let requests;
   try {
-    requests = warmRequests(readFileSync(file, 'utf8').split('\n').slice(0, WARM_LINES));
+    requests = warmRequests(await headLines(file, WARM_LINES));
   } catch (err) {
     if (err instanceof QueryLogError) throw new UsageError(`warm: ${file}: ${err.message}`);
     throw err;

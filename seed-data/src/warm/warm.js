@@ -15,6 +15,7 @@
 // Nobody's traffic: the searches carry no stats group, so no tenant's observed cost counts them.
 import { parseLines, searchRequestOf } from '@tenantlab/contract/querylog';
 import { bulkLines } from '@tenantlab/contract/write-contract';
+import { nearestRank } from '@tenantlab/contract/percentile';
 
 export const SCRATCH_INDEX = 'tenantlab-warmup';
 
@@ -26,12 +27,8 @@ export function nodesKey(nodesInfo) {
     .join(',');
 }
 
-/** p-th percentile (0-100) of a list of numbers, nearest rank; null when empty. */
-export function percentile(xs, p) {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-}
+/** p-th percentile (0-100) of a list of numbers, nearest rank as the lab reads latencies; null when empty. */
+export const percentile = (xs, p) => nearestRank(xs, p / 100);
 
 /**
  * Samples [{ at (ms from the start), ms }] in windows of `windowMs` by their start: the first

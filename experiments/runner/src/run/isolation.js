@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { AllocatorProcess } from 'tenantlab-allocator/process';
 import { aliasFor } from '@tenantlab/contract/naming';
 import { RunError } from '../errors.js';
+import { nearestRank } from '@tenantlab/contract/percentile';
 
 const LAB_POLICY = new URL('../../../../allocator/policy.json', import.meta.url);
 
@@ -189,11 +190,7 @@ export async function putBack(api, target, group) {
   return true;
 }
 
-const p95 = (xs) => {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)];
-};
+const p95 = (xs) => nearestRank(xs, 0.95);
 const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
 
 /**

@@ -5,12 +5,12 @@
 // burst, the flag with its evidence, the move starting and ending. Plain lines, so it reads the
 // same on a terminal and in a CI log.
 import { closeSync, openSync, readSync } from 'node:fs';
+import { nearestRank } from '@tenantlab/contract/percentile';
 import { measuredPoint } from './workload.js';
 
 const p95 = (xs) => {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]);
+  const v = nearestRank(xs, 0.95);
+  return v === null ? null : Math.round(v);
 };
 
 /** (exported for the tests)
