@@ -50,16 +50,19 @@ check_service_ports() {
   for n in $(lab_services); do running_pid "$n" >/dev/null || check_service_port "$n"; done
 }
 
-# start_services: starts every service of LAB_SERVICES that is not running, in that order, each
-# once the one before answers; adds each name to STARTED (what this `up` started). A service that
-# does not come up: the tail of its log, then undo_up STARTED (runtimes/lib/driver.sh).
+# start_services: starts every service of LAB_SERVICES that is not running, all at once (none
+# needs another to start: Prometheus scrapes a target that is not up yet on its next round), then
+# waits for each in that order; adds each name to STARTED (what this `up` started). A service
+# that does not come up: the tail of its log, then undo_up STARTED (runtimes/lib/driver.sh).
 start_services() {
-  local n
+  local n waiting=()
   for n in $(lab_services); do
     running_pid "$n" >/dev/null && continue
     say "starting $n..."
     start_service "$n"
-    STARTED+=("$n")
+    STARTED+=("$n") waiting+=("$n")
+  done
+  for n in "${waiting[@]}"; do
     if ! wait_for_service "$n" "$LAB_UP_TIMEOUT"; then
       show_log_tail "$n"
       undo_up "${STARTED[@]}"
@@ -87,7 +90,7 @@ wait_for_service() {
     if holds_port "$pid" "$port" && curl -fsS --max-time 3 -o /dev/null "$url" 2>/dev/null; then
       return 0
     fi
-    sleep 0.5
+    sleep 0.2
   done
   say "error: $name did not answer $url within $2s"
   local holder

@@ -28,6 +28,9 @@ export function startupBlock(r, { link }) {
     '| figure | measured | target |',
     '|---|---|---|',
     `| \`make up SEED=0\` to a ready lab (green, allocator, exporter, Prometheus), median of ${r.up_seed0_s.length} | ${up.toFixed(1)} s (rounds: ${r.up_seed0_s.map((s) => s.toFixed(1)).join(', ')}) | <= ${t.up_seed0_s} s: ${met(up <= t.up_seed0_s)} |`,
+    ...(r.up_seed0_no_aot_s
+      ? [`| the same without the nodes' JVM AOT cache (\`ES_AOT_CACHE=off\`, the baseline, its rounds alternating with the ones above) | ${median(r.up_seed0_no_aot_s).toFixed(1)} s (rounds: ${r.up_seed0_no_aot_s.map((s) => s.toFixed(1)).join(', ')}); with the cache ${(up / median(r.up_seed0_no_aot_s)).toFixed(2)}x | the baseline |`]
+      : []),
     `| RSS of the ${Object.keys(r.rss_mib).length} nodes once up | ${int(rss)} MiB | <= ${int(t.rss_mib)} MiB: ${met(rss <= t.rss_mib)} |`,
   ];
   const s = r.seeded;

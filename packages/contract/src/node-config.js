@@ -206,6 +206,45 @@ export function nodeConfigs(model, env, runtime, { resolved, dirs, file = 'lab.e
   });
 }
 
+/** The native runtime's AOT training node (runtimes/native/lib/aot-cache.sh) */
+export const AOT_TRAINING_NODE = 'aot-training';
+
+/**
+ * The native runtime's AOT training node: one node started once so that its JVM records the
+ * classes a node loads while it starts (runtimes/native/lib/aot-cache.sh). It runs with the
+ * master's JVM options (a cache serves JVMs of the same module path and options only), alone in a
+ * cluster of its own (single-node discovery: it never joins the lab's), on LAB_BIND at the first
+ * free ports of ranges no lab node uses, its files under the lab's tmp/aot-training, and no
+ * limits (every CPU: the training is over sooner). Same shape as a nodeConfigs() entry.
+ */
+export function aotTrainingConfig(model, env, { resolved, dirs }) {
+  const master = nodeConfigs(model, env, 'native', { resolved, dirs }).find((c) => c.name === model.master);
+  const dir = `${dirs.lab}/tmp/${AOT_TRAINING_NODE}`;
+  return {
+    name: AOT_TRAINING_NODE,
+    key: 'AOT_TRAINING',
+    group: null,
+    roles: master.roles,
+    settings: {
+      'cluster.name': `${env.CLUSTER_NAME ?? 'tenantlab'}-${AOT_TRAINING_NODE}`,
+      'node.name': AOT_TRAINING_NODE,
+      'path.home': dirs.dist,
+      'path.data': `${dir}/data`,
+      'path.logs': `${dir}/logs`,
+      'network.host': env.LAB_BIND ?? '',
+      'http.port': '39200-39299',
+      'transport.port': '39300-39399',
+      'discovery.type': 'single-node',
+      'node.processors': 1,
+    },
+    notes: {},
+    optional: [],
+    jvm: jvmOptions(master.heap, 'launcher', { labDir: dirs.lab, dist: dirs.dist, tmp: `${dir}/tmp` }),
+    heap: master.heap,
+    limits: { cpuset: null, cpus: null, memBytes: null },
+  };
+}
+
 /**
  * The run-time values the compose variant's references name, for a shape resolved on the
  * engine's CPUs: per node <KEY>_CPUSET_APPLIED (empty: every CPU), <KEY>_CPUS_APPLIED (0: no

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseLabEnv } from '../src/lab-env.js';
-import { appliedEnv, appliedKey, halfHeapMb, jvmOptions, LAUNCHER_MAIN, nodeConfigs, shellLines } from '../src/node-config.js';
+import { AOT_TRAINING_NODE, aotTrainingConfig, appliedEnv, appliedKey, halfHeapMb, jvmOptions, LAUNCHER_MAIN, nodeConfigs, shellLines } from '../src/node-config.js';
 import { describeShape, resolveShape } from '../src/shape.js';
 import { topology, TopologyError } from '../src/topology.js';
 
@@ -165,6 +165,34 @@ test('shellLines: NODE FIELD VALUE lines, the java command line in order, the li
   assert.deepEqual([...of('es-master', 'cpuset'), ...of('es-master', 'cpus')], ['', '0']);
 });
 
+test('the AOT training node: the master\'s JVM options, a single-node cluster of its own, ports no lab node uses, no limits', () => {
+  const env = { ...labEnv, ES_MASTER_HEAP: '700m' };
+  const model = topology(env);
+  const resolved = resolveShape(model, [0, 1]);
+  const t = aotTrainingConfig(model, env, { resolved, dirs });
+  const master = byName(nodeConfigs(model, env, 'native', { resolved, dirs }))['es-master'];
+  assert.equal(t.name, AOT_TRAINING_NODE);
+  // the cache serves JVMs of the same options: the master's, but its own temp folder
+  const tmp = (o) => o.startsWith('-Djava.io.tmpdir=');
+  assert.deepEqual(t.jvm.filter((o) => !tmp(o)), master.jvm.filter((o) => !tmp(o)));
+  assert.ok(t.jvm.includes(`-Djava.io.tmpdir=/lab/tmp/${AOT_TRAINING_NODE}/tmp`));
+  assert.equal(t.settings['discovery.type'], 'single-node');
+  assert.notEqual(t.settings['cluster.name'], labEnv.CLUSTER_NAME);
+  assert.equal('discovery.seed_hosts' in t.settings, false);
+  assert.equal(t.settings['network.host'], labEnv.LAB_BIND);
+  assert.equal(t.settings['path.data'], `/lab/tmp/${AOT_TRAINING_NODE}/data`);
+  // ranges (the first free port of each) clear of every lab port
+  const ports = Object.entries(labEnv).filter(([k]) => k.endsWith('_PORT')).map(([, v]) => Number(v));
+  for (const key of ['http.port', 'transport.port']) {
+    const [lo, hi] = t.settings[key].split('-').map(Number);
+    assert.ok(lo < hi && ports.every((p) => p < lo || p > hi), `${key} ${t.settings[key]}`);
+  }
+  assert.deepEqual(t.limits, { cpuset: null, cpus: null, memBytes: null });
+  // bin/node-config native lists it after the lab's nodes
+  const text = shellLines([...nodeConfigs(model, env, 'native', { resolved, dirs }), t], describeShape(resolved));
+  assert.match(text, new RegExp(`^${AOT_TRAINING_NODE}\tsetting\tdiscovery\.type=single-node$`, 'm'));
+});
+
 const run = (args, env) => spawnSync(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
 
 test('bin/node-config: native lines, compose\'s run-time env, JSON; bad input one line, exit 2', () => {
@@ -175,6 +203,7 @@ test('bin/node-config: native lines, compose\'s run-time env, JSON; bad input on
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^es-data-3\tsetting\tthread_pool\.write\.queue_size=777$/m);
   assert.match(r.stdout, /^es-data-3\tcpuset\t1$/m);
+  assert.match(r.stdout, /^aot-training\tmain\torg\.tenantlab\.nativeruntime\.LabNode$/m);
   r = run(['env', '--cpus', '0-3'], { LAB_ENV_FILE: file });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^ES_DATA_4_CPUSET_APPLIED=2-3$/m);

@@ -51,7 +51,8 @@ start_node() {
   # its size (node-limits.sh): cgroup-exec or taskset in front of java, which both exec in place
   mapfile -t prefix < <(shape_prefix "$node")
   echo "=== $(date -Is) starting $node" >>"$(log_file "$node")"
-  spawn_detached "$(log_file "$node")" "${prefix[@]}" "$java_home/bin/java" "${args[@]}" >"$(pid_file "$node")"
+  # AOT_FLAG: the JVM AOT cache every node maps (aot-cache.sh: ensure_aot_cache), when there is one
+  spawn_detached "$(log_file "$node")" "${prefix[@]}" "$java_home/bin/java" ${AOT_FLAG:+"$AOT_FLAG"} "${args[@]}" >"$(pid_file "$node")"
 }
 
 # stop_node NODE [SIGNAL]: TERM lets the node close its shards cleanly; KILL is the fault drill
