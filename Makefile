@@ -179,8 +179,8 @@ bench-console: ## What one open console costs the allocator (CPU with and withou
 	@scripts/install/npm-deps.sh allocator && tools="$$(scripts/install/browser.sh)" && cd allocator && \
 	  CHROMIUM="$$(sed -n 1p <<<"$$tools")" PUPPETEER_DIR="$$(sed -n 2p <<<"$$tools")" BENCH_ONLY=console node bench/run.js
 
-bench-allocator: ## Placement plan for 100k tenants, API p99 at 200 req/s, move docs/s, the observer's cost with 1,000 tenants (needs `make up`)
-	@scripts/install/npm-deps.sh allocator && cd allocator && node bench/run.js
+bench-allocator: ## Placement plan for 100k tenants, API p99 at 200 req/s, move docs/s, the observer's cost with 1,000 tenants (needs `make up`) [BENCH_ONLY= BENCH_SAVE=allocator/bench/results/bench-allocator.json keeps the run make render shows]
+	@scripts/install/npm-deps.sh allocator && cd allocator && BENCH_SAVE="$(if $(BENCH_SAVE),$(abspath $(BENCH_SAVE)))" node bench/run.js
 
 bench-load: ## Highest open-model storefront RATE held (p95 under the threshold, < 1% late arrivals), the generator's CPU at 10, 200, 400/s and in an ingest window, its latency against ES took (needs `make up`)
 	@traffic/bench.sh

@@ -2,7 +2,12 @@
 // `make bench-allocator`: prints the allocator's figures. The placement benchmark is pure;
 // the API and move benchmarks need the lab's cluster and clean up after themselves.
 // BENCH_ONLY=placement|api|move|observe|console runs one (console only when asked: it needs
-// Chromium, make bench-console); BENCH_DOCS sets the move size.
+// Chromium, make bench-console); BENCH_DOCS sets the move size. The result is kept in
+// .lab/results/<time>-bench-allocator/ and, with BENCH_SAVE=FILE, there too
+// (allocator/bench/results/bench-allocator.json is the committed run make render writes into
+// docs/benchmarks.md: a whole run, no BENCH_ONLY).
+import { join, resolve } from 'node:path';
+import { benchEnvironment, saveBenchResult } from '@tenantlab/contract/bench-result';
 import { benchApi } from './api.js';
 import { benchConsole } from './console.js';
 import { benchMove } from './move.js';
@@ -11,6 +16,10 @@ import { benchPlacement } from './placement.js';
 import { cleanup, clusterUp, labConfig, testPolicyFile, uniquePrefix } from '../test/integration/harness.js';
 
 const only = process.env.BENCH_ONLY;
+if (process.env.BENCH_SAVE && only) {
+  console.error(`error: BENCH_SAVE keeps a whole run (the committed one make render shows): unset BENCH_ONLY=${only}`);
+  process.exit(2);
+}
 const results = {};
 let failed = false;
 
@@ -28,7 +37,7 @@ if (!only || only === 'api' || only === 'move' || only === 'observe' || only ===
     try {
       if (!only || only === 'api') {
         results.api = await benchApi({ prefix, policyFile, duration: Number(process.env.BENCH_SECONDS ?? 10) });
-        for (const [k, v] of Object.entries(results.api)) console.log(`api: ${k}: ${v.rps} req/s, p50 ${v.p50_ms} ms, p99 ${v.p99_ms} ms (target < 20 ms), non-2xx ${v.non2xx}`);
+        for (const [k, v] of Object.entries(results.api.endpoints)) console.log(`api: ${k}: ${v.rps} req/s, p50 ${v.p50_ms} ms, p95 ${v.p95_ms} ms, p99 ${v.p99_ms} ms (target < 20 ms), max ${v.max_ms} ms, errors ${v.errors}`);
       }
       if (!only || only === 'move') {
         results.move = await benchMove({ prefix: `${prefix}m-`, policyFile, documents: Number(process.env.BENCH_DOCS ?? 20000) });
@@ -57,4 +66,9 @@ if (!only || only === 'api' || only === 'move' || only === 'observe' || only ===
   }
 }
 if (process.env.BENCH_JSON) console.log(JSON.stringify(results, null, 2));
+if (!failed) {
+  const root = resolve(new URL('../..', import.meta.url).pathname);
+  const saved = saveBenchResult('bench-allocator', { bench: 'bench-allocator', ...benchEnvironment(root), only: only ?? null, ...results }, { labDir: process.env.LAB_DIR || join(root, '.lab') });
+  for (const p of saved) console.log(`result: ${p}`);
+}
 process.exit(failed ? 1 : 0);

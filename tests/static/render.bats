@@ -139,6 +139,31 @@ depends() { jq -r --arg s "$2" '.services[$s].depends_on // {} | keys[]' "$1" | 
   assert_output "error: $result is missing: BENCH_SAVE=$result make bench-startup writes it"
 }
 
+@test "make bench-allocator's figures are rendered from its committed result: a slower API shows as missed, a missing result is one line" {
+  local copy="$BATS_TEST_TMPDIR/repo" result=allocator/bench/results/bench-allocator.json
+  repo_copy "$copy"
+  mkdir -p "$copy/allocator/bench/results" "$copy/docs"
+  cp "$REPO/allocator/bench/figures.mjs" "$copy/allocator/bench/"
+  cp "$REPO/docs/benchmarks.md" "$copy/docs/"
+  cp "$REPO/$result" "$copy/$result"
+  run in_copy "$copy" node allocator/bench/figures.mjs --check
+  assert_success
+  jq '.api.endpoints["GET /tenants/{id}"].p99_ms = 43 | .placement.placement_ms = 1234' "$REPO/$result" >"$copy/$result"
+  run in_copy "$copy" make -s render CHECK=1
+  assert_failure
+  assert_output --partial "stale: docs/benchmarks.md"
+  run in_copy "$copy" make -s render
+  assert_success
+  grep -F '`GET /tenants/{id}`' "$copy/docs/benchmarks.md" | grep -qF '| p99 43 ms (' || fail "docs/benchmarks.md does not show the slower p99"
+  grep -F '`GET /tenants/{id}`' "$copy/docs/benchmarks.md" | grep -qF '| < 20 ms: **missed** |' || fail "the slower p99 is not marked missed"
+  grep -qF '| 1,234 ms; a rebalance plan' "$copy/docs/benchmarks.md" || fail "docs/benchmarks.md does not show the slower plan"
+  grep -qF '| < 1,000 ms: **missed** |' "$copy/docs/benchmarks.md" || fail "the slower plan is not marked missed"
+  rm "$copy/$result"
+  run in_copy "$copy" node allocator/bench/figures.mjs --check
+  assert_equal "$status" 2
+  assert_output "error: $result is missing: BENCH_SAVE=$result make bench-allocator writes it"
+}
+
 @test "traffic/'s Python files are the Kubernetes load's ConfigMaps: an edit makes them stale, make render follows" {
   local copy="$BATS_TEST_TMPDIR/repo"
   repo_copy "$copy"

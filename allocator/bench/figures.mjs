@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// The figures of `make bench-allocator` in docs/benchmarks.md, generated from the committed run
+// (allocator/bench/results/bench-allocator.json, written by BENCH_SAVE=), never typed by hand:
+// the block between BEGIN and END. scripts/render runs it (make render [CHECK=1]); --check
+// changes nothing and names each stale file.
+import { resolve } from 'node:path';
+import { checkArg, renderResultBlocks, runMain } from '@tenantlab/contract/render-files';
+
+const ROOT = resolve(new URL('../..', import.meta.url).pathname);
+export const RESULT = 'allocator/bench/results/bench-allocator.json';
+export const BEGIN = '<!-- bench-allocator: written by `make render` from allocator/bench/results/bench-allocator.json; do not edit by hand -->';
+export const END = '<!-- /bench-allocator -->';
+
+/** The targets the issues set (placement < 1 s, the API's p99 < 20 ms at 200 req/s). */
+export const TARGETS = { placement_ms: 1000, api_p99_ms: 20 };
+
+const int = (x) => Math.round(x).toLocaleString('en-US');
+const met = (ok) => (ok ? 'met' : '**missed**');
+const share = (o) => Object.entries(o ?? {}).map(([g, x]) => `${g} ${(x * 100).toFixed(1)}%`).join(', ');
+
+/** bench-allocator.json -> the Markdown block (how it was measured, then a table). */
+export function allocatorBlock(r, { link }) {
+  const tree = r.clean_tree ? 'clean tree' : 'uncommitted changes';
+  const lines = [
+    `Measured by \`make bench-allocator\` on ${r.machine.cpus} CPUs (${r.machine.cpu_model ?? 'unknown CPU'}), commit ${r.commit ?? 'unknown'} (${tree}), ${r.measured_at.slice(0, 10)}, against the lab's cluster ([${RESULT.split('/').at(-1)}](${link})).`,
+    '',
+    '| benchmark | figure | target |',
+    '|---|---|---|',
+  ];
+  const p = r.placement;
+  if (p) {
+    lines.push(`| [placement](../allocator/bench/placement.js): a plan for ${int(p.tenants)} synthetic tenants (${int(p.shared_indices)} shared and ${int(p.dedicated_indices)} dedicated indices) | ${int(p.placement_ms)} ms; a rebalance plan ${int(p.rebalance_plan_ms)} ms | < ${int(TARGETS.placement_ms)} ms: ${met(p.placement_ms < TARGETS.placement_ms)} |`);
+  }
+  const a = r.api;
+  if (a) {
+    for (const [name, e] of Object.entries(a.endpoints)) {
+      lines.push(`| [API](../allocator/bench/api.js): \`${name}\` at a steady ${a.rate} req/s on loopback (${a.tool}, ${a.clients} clients, ${e.seconds} s after ${a.warmup_s} s unmeasured; ${int(e.requests)} requests, ${e.errors} errors) | p99 ${e.p99_ms} ms (p50 ${e.p50_ms}, p95 ${e.p95_ms}, max ${e.max_ms}) | < ${TARGETS.api_p99_ms} ms: ${met(e.p99_ms < TARGETS.api_p99_ms && e.errors === 0)} |`);
+    }
+  }
+  const m = r.move;
+  if (m) {
+    lines.push(`| [move](../allocator/bench/move.js): one tenant of ${int(m.documents)} documents to another group, zero loss | the whole move ${m.move_total_s.toFixed(1)} s (${int(m.move_docs_per_s)} docs/s); its copy phase ${int(m.copy_docs_per_s)} docs/s in ${m.passes} passes | reported |`);
+  }
+  const o = r.observe;
+  if (o) {
+    const { large: l, baseline: b } = o;
+    lines.push(`| [observer](../allocator/bench/observe.js): its own cost with ${int(l.tenants)} tenants against ${int(b.tenants)} in the same run, observing every second, ${l.shoppers_per_s} shopper searches/s | ${l.es_requests_per_observation} requests per observation plus ${l.probe_searches_per_s} probe searches/s; ${int(l.cpu_ms_per_observation)} ms of CPU per observation against ${int(b.cpu_ms_per_observation)}: **${o.ratio.cpu}x** (${l.cpu_percent_of_a_core}% of a core at 1/s); one observation ${int(l.observation_ms_median)} ms (max ${int(l.observation_ms_max)}) against ${int(b.observation_ms_median)}; the probe's share of each group's search time ${share(l.probe_share_of_search)} (${int(l.tenants)} tenants), ${share(b.probe_share_of_search)} (${int(b.tenants)}) | reported |`);
+  }
+  return lines.join('\n');
+}
+
+function main(argv) {
+  const check = checkArg(argv, 'allocator/bench/figures.mjs [--check]');
+  return renderResultBlocks({ root: ROOT, result: RESULT, pages: [{ path: 'docs/benchmarks.md', link: `../${RESULT}` }], begin: BEGIN, end: END, block: allocatorBlock, bench: 'bench-allocator', check });
+}
+
+runMain(import.meta.url, main);
