@@ -89,6 +89,27 @@ depends() { jq -r --arg s "$2" '.services[$s].depends_on // {} | keys[]' "$1" | 
   assert_output --partial "README.md:$n: '172.6 ms' is a figure typed by hand"
 }
 
+# render_follows COPY PAGE...: with a changed result in COPY, make render CHECK=1 names each PAGE
+# stale, and make render writes them
+render_follows() {
+  local copy="$1" page
+  shift
+  run in_copy "$copy" make -s render CHECK=1
+  assert_failure
+  for page in "$@"; do assert_output --partial "stale: $page"; done
+  run in_copy "$copy" make -s render
+  assert_success
+}
+
+# missing_result_is_one_line COPY GENERATOR RESULT BENCH: without its committed result, the
+# generator says which benchmark writes it, one line, exit 2
+missing_result_is_one_line() {
+  rm "$1/$3"
+  run in_copy "$1" node "$2" --check
+  assert_equal "$status" 2
+  assert_output "error: $3 is missing: BENCH_SAVE=$3 make $4 writes it"
+}
+
 @test "make bench-seed's figures are rendered from its committed result: a changed result makes both pages stale, make render writes them, a missing one is one line" {
   local copy="$BATS_TEST_TMPDIR/repo" result=seed-data/bench/results/bench-seed.json
   repo_copy "$copy"
@@ -99,20 +120,12 @@ depends() { jq -r --arg s "$2" '.services[$s].depends_on // {} | keys[]' "$1" | 
   assert_success
   # the seeder twice as fast as committed: every figure that depends on it follows
   jq '.variants.seeder.best_rate = 54321.4' "$REPO/$result" >"$copy/$result"
-  run in_copy "$copy" make -s render CHECK=1
-  assert_failure
-  assert_output --partial "stale: docs/benchmarks.md"
-  assert_output --partial "stale: seed-data/README.md"
-  run in_copy "$copy" make -s render
-  assert_success
+  render_follows "$copy" docs/benchmarks.md seed-data/README.md
   grep -q '| seeder | 54,321 |' "$copy/docs/benchmarks.md" || fail "docs/benchmarks.md does not show the new rate"
   grep -q '| seeder | 54,321 |' "$copy/seed-data/README.md" || fail "seed-data/README.md does not show the new rate"
   run in_copy "$copy" make -s render CHECK=1
   assert_success
-  rm "$copy/$result"
-  run in_copy "$copy" node seed-data/bench/figures.js --check
-  assert_equal "$status" 2
-  assert_output "error: $result is missing: BENCH_SAVE=$result make bench-seed writes it"
+  missing_result_is_one_line "$copy" seed-data/bench/figures.js "$result" bench-seed
 }
 
 @test "make bench-startup's figures are rendered from its committed result: a slower start shows as missed, a missing result is one line" {
@@ -124,19 +137,12 @@ depends() { jq -r --arg s "$2" '.services[$s].depends_on // {} | keys[]' "$1" | 
   run in_copy "$copy" node tests/bench/figures.mjs --check
   assert_success
   jq '.up_seed0_s = [61.2, 60.5, 75.0] | .up_seed0_no_aot_s = [80.0, 81.0, 90.0] | .seeded.first_load.storefront_p95_ms = 320.5' "$REPO/$result" >"$copy/$result"
-  run in_copy "$copy" make -s render CHECK=1
-  assert_failure
-  assert_output --partial "stale: docs/benchmarks.md"
-  run in_copy "$copy" make -s render
-  assert_success
+  render_follows "$copy" docs/benchmarks.md
   grep -qF '| 61.2 s (rounds: 61.2, 60.5, 75.0) | <= 30 s: **missed** |' "$copy/docs/benchmarks.md" || fail "docs/benchmarks.md does not show the slower start"
   grep -qF '| 320.5 ms | <= 150 ms: **missed** |' "$copy/docs/benchmarks.md" || fail "docs/benchmarks.md does not show the slower first load"
   # the baseline without the AOT cache, and the ratio against it (61.2 / 81.0)
   grep -qF '| 81.0 s (rounds: 80.0, 81.0, 90.0); with the cache 0.76x | the baseline |' "$copy/docs/benchmarks.md" || fail "docs/benchmarks.md does not show the AOT baseline"
-  rm "$copy/$result"
-  run in_copy "$copy" node tests/bench/figures.mjs --check
-  assert_equal "$status" 2
-  assert_output "error: $result is missing: BENCH_SAVE=$result make bench-startup writes it"
+  missing_result_is_one_line "$copy" tests/bench/figures.mjs "$result" bench-startup
 }
 
 @test "make bench-allocator's figures are rendered from its committed result: a slower API shows as missed, a missing result is one line" {
@@ -149,19 +155,12 @@ depends() { jq -r --arg s "$2" '.services[$s].depends_on // {} | keys[]' "$1" | 
   run in_copy "$copy" node allocator/bench/figures.mjs --check
   assert_success
   jq '.api.endpoints["GET /tenants/{id}"].p99_ms = 43 | .placement.placement_ms = 1234' "$REPO/$result" >"$copy/$result"
-  run in_copy "$copy" make -s render CHECK=1
-  assert_failure
-  assert_output --partial "stale: docs/benchmarks.md"
-  run in_copy "$copy" make -s render
-  assert_success
+  render_follows "$copy" docs/benchmarks.md
   grep -F '`GET /tenants/{id}`' "$copy/docs/benchmarks.md" | grep -qF '| p99 43 ms (' || fail "docs/benchmarks.md does not show the slower p99"
   grep -F '`GET /tenants/{id}`' "$copy/docs/benchmarks.md" | grep -qF '| < 20 ms: **missed** |' || fail "the slower p99 is not marked missed"
   grep -qF '| 1,234 ms; a rebalance plan' "$copy/docs/benchmarks.md" || fail "docs/benchmarks.md does not show the slower plan"
   grep -qF '| < 1,000 ms: **missed** |' "$copy/docs/benchmarks.md" || fail "the slower plan is not marked missed"
-  rm "$copy/$result"
-  run in_copy "$copy" node allocator/bench/figures.mjs --check
-  assert_equal "$status" 2
-  assert_output "error: $result is missing: BENCH_SAVE=$result make bench-allocator writes it"
+  missing_result_is_one_line "$copy" allocator/bench/figures.mjs "$result" bench-allocator
 }
 
 @test "traffic/'s Python files are the Kubernetes load's ConfigMaps: an edit makes them stale, make render follows" {
