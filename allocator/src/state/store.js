@@ -30,7 +30,12 @@ export class StateStore {
         index: this.index,
         settings: { number_of_shards: 1, number_of_replicas: 1, 'index.auto_expand_replicas': '0-1' },
         mappings: { dynamic: false, properties: { type: { type: 'keyword' }, key: { type: 'keyword' } } },
-        wait_for_active_shards: '1',
+        // every copy (the replica, where a second data node can hold one) before the allocator
+        // answers: its state is then on two nodes from the first write, and a lab that says it is
+        // up (make up waits for the allocator) is green, not yellow for the seconds a replica
+        // takes. Past the request's timeout (30 s) the index is there anyway (shards_acknowledged
+        // false) and the allocator goes on.
+        wait_for_active_shards: 'all',
       });
     } catch (err) {
       if (err?.meta?.body?.error?.type !== 'resource_already_exists_exception') throw err;
