@@ -25,8 +25,8 @@ export function histogramPercentiles(histogramMs, qs = [0.5, 0.95, 0.99]) {
   return Object.fromEntries(qs.map((q) => [`p${Math.round(q * 100)}_ms`, nearestRank(xs, q)]));
 }
 
-async function run(url, { seconds, method = 'GET', body }) {
-  const r = await loadTest({
+function run(url, { seconds, method = 'GET', body }) {
+  return loadTest({
     url,
     method,
     ...(body ? { body, contentType: 'application/json' } : {}),
@@ -36,7 +36,6 @@ async function run(url, { seconds, method = 'GET', body }) {
     agentKeepAlive: true,
     quiet: true,
   });
-  return r;
 }
 
 export async function benchApi({ prefix, policyFile, duration = 10, warmup = 3 }) {

@@ -215,10 +215,11 @@ export const AOT_TRAINING_NODE = 'aot-training';
  * master's JVM options (a cache serves JVMs of the same module path and options only), alone in a
  * cluster of its own (single-node discovery: it never joins the lab's), on LAB_BIND at the first
  * free ports of ranges no lab node uses, its files under the lab's tmp/aot-training, and no
- * limits (every CPU: the training is over sooner). Same shape as a nodeConfigs() entry.
+ * limits (every CPU: the training is over sooner). configs: the native nodeConfigs() it goes
+ * with (the master's JVM options come from there). Same shape as a nodeConfigs() entry.
  */
-export function aotTrainingConfig(model, env, { resolved, dirs }) {
-  const master = nodeConfigs(model, env, 'native', { resolved, dirs }).find((c) => c.name === model.master);
+export function aotTrainingConfig(configs, model, env, { dirs }) {
+  const master = configs.find((c) => c.name === model.master);
   const dir = `${dirs.lab}/tmp/${AOT_TRAINING_NODE}`;
   return {
     name: AOT_TRAINING_NODE,

@@ -169,8 +169,9 @@ test('the AOT training node: the master\'s JVM options, a single-node cluster of
   const env = { ...labEnv, ES_MASTER_HEAP: '700m' };
   const model = topology(env);
   const resolved = resolveShape(model, [0, 1]);
-  const t = aotTrainingConfig(model, env, { resolved, dirs });
-  const master = byName(nodeConfigs(model, env, 'native', { resolved, dirs }))['es-master'];
+  const nodes = nodeConfigs(model, env, 'native', { resolved, dirs });
+  const t = aotTrainingConfig(nodes, model, env, { dirs });
+  const master = byName(nodes)['es-master'];
   assert.equal(t.name, AOT_TRAINING_NODE);
   // the cache serves JVMs of the same options: the master's, but its own temp folder
   const tmp = (o) => o.startsWith('-Djava.io.tmpdir=');
@@ -189,7 +190,7 @@ test('the AOT training node: the master\'s JVM options, a single-node cluster of
   }
   assert.deepEqual(t.limits, { cpuset: null, cpus: null, memBytes: null });
   // bin/node-config native lists it after the lab's nodes
-  const text = shellLines([...nodeConfigs(model, env, 'native', { resolved, dirs }), t], describeShape(resolved));
+  const text = shellLines([...nodes, t], describeShape(resolved));
   assert.match(text, new RegExp(`^${AOT_TRAINING_NODE}\tsetting\tdiscovery\.type=single-node$`, 'm'));
 });
 

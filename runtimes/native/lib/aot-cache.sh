@@ -13,6 +13,7 @@
 # Requires runtimes/native/lib/nodes.sh (node_config) and scripts/lib/process.sh.
 
 AOT_TRAINING_TIMEOUT=180
+AOT_WRITE_TIMEOUT=60
 
 # aot_check_setting: one line and exit 2 for an ES_AOT_CACHE that is neither on nor off
 aot_check_setting() {
@@ -40,10 +41,12 @@ aot_cache_file() {
 }
 
 # ensure_aot_cache JAVA_HOME: sets AOT_FLAG to the JVM flag every node starts with (empty: none),
-# training the cache first when it is missing. Never fails `make up`: a training that does not
-# finish is one warning, and the nodes start without a cache.
+# training the cache first when it is missing. A bad ES_AOT_CACHE is one line and exit 2; past
+# that it never fails `make up`: a training that does not finish is one warning, and the nodes
+# start without a cache.
 ensure_aot_cache() {
   local java_home="$1" file
+  aot_check_setting
   AOT_FLAG=""
   [[ "${ES_AOT_CACHE:-on}" == on ]] || return 0
   load_node_config
@@ -62,7 +65,8 @@ ensure_aot_cache() {
 # master's JVM options, a single-node cluster of its own on loopback, files under
 # $LAB_DIR/tmp/aot-training) with -XX:AOTCacheOutput, and stops it cleanly once it has started;
 # the JVM writes the cache as it exits (a child JVM assembles it). The node carries the lab's
-# tag, so `make down` stops it if this is interrupted; it is bounded by AOT_TRAINING_TIMEOUT.
+# tag, so `make down` stops it if this is interrupted; its start is bounded by
+# AOT_TRAINING_TIMEOUT, writing the cache as it exits by AOT_WRITE_TIMEOUT (about 5 s here).
 train_aot_cache() {
   local java_home="$1" file="$2" dir="$LAB_DIR/tmp/aot-training" args=() id pid start t0=$SECONDS out
   out="$file.partial.$$"
@@ -85,7 +89,7 @@ train_aot_cache() {
     sleep 0.2
   done
   # TERM: a clean exit, at which the JVM writes the cache; KILL only past the bound
-  stop_pid "$pid" "$start" TERM $((AOT_TRAINING_TIMEOUT - (SECONDS - t0) > 30 ? AOT_TRAINING_TIMEOUT - (SECONDS - t0) : 30))
+  stop_pid "$pid" "$start" TERM "$AOT_WRITE_TIMEOUT"
   if [[ ! -s "$out" ]]; then
     rm -f "$out"
     say "warning: the AOT training node wrote no cache (log: $dir/node.log): the nodes start without one"
