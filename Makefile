@@ -163,10 +163,10 @@ test-compose: ## The compose runtime for real: an engine (a private one as root)
 bench-startup: ## Time `make up` with warm caches (native): SEED=0 to a ready lab, RSS per node, then the demo profile seeded from an empty lab [ROUNDS= BENCH_PROFILE=demo|ci|none BENCH_SAVE=]
 	@tests/bench/startup
 
-bench-external: ## RUNTIME=external's cost: the storefront straight to the lab and through a TLS + basic-auth proxy (needs make up with tenants)
+bench-external: ## RUNTIME=external's cost: the storefront straight to the lab and through a TLS + basic-auth proxy (needs make up with tenants) [BENCH_SAVE=tests/bench/results/bench-external.json]
 	@tests/bench/external
 
-bench-shape: ## What node sizes cost: make up -> green, idle RSS and CPU, SHAPE=groups against SHAPE=off (native)
+bench-shape: ## What node sizes cost: make up -> green, idle RSS and CPU, SHAPE=groups against SHAPE=off (native) [ROUNDS= BENCH_SAVE=tests/bench/results/bench-shape.json]
 	@tests/bench/shape
 
 bench-seed: ## Seeder docs/s against a naive loader, the client's bulk helper and a plain-HTTP ceiling (same run), and its CPU share (needs `make up`) [BENCH_SAVE=seed-data/bench/results/bench-seed.json keeps the run make render shows]
@@ -175,9 +175,10 @@ bench-seed: ## Seeder docs/s against a naive loader, the client's bulk helper an
 bench-analysis: ## Seeding rate, index size and the same hits of the storefront analysis (.partial subfields) against without it and cheaper forms of it, same run (needs `make up`) [BENCH_SAVE=seed-data/bench/results/bench-analysis.json keeps the run make render shows]
 	@scripts/install/npm-deps.sh seed-data && cd seed-data && BENCH_SAVE="$(if $(BENCH_SAVE),$(abspath $(BENCH_SAVE)))" node bench/analysis.js
 
-bench-console: ## What one open console costs the allocator (CPU with and without, 1,000 tenants) and its page's time to draw the map (needs `make up`; Chromium)
+bench-console: ## What one open console costs the allocator (CPU with and without, 1,000 tenants) and its page's time to draw the map (needs `make up`; Chromium) [BENCH_SAVE=allocator/bench/results/bench-console.json keeps the run make render shows]
 	@scripts/install/npm-deps.sh allocator && tools="$$(scripts/install/browser.sh)" && cd allocator && \
-	  CHROMIUM="$$(sed -n 1p <<<"$$tools")" PUPPETEER_DIR="$$(sed -n 2p <<<"$$tools")" BENCH_ONLY=console node bench/run.js
+	  CHROMIUM="$$(sed -n 1p <<<"$$tools")" PUPPETEER_DIR="$$(sed -n 2p <<<"$$tools")" BENCH_ONLY=console \
+	  BENCH_SAVE="$(if $(BENCH_SAVE),$(abspath $(BENCH_SAVE)))" node bench/run.js
 
 bench-allocator: ## Placement plan for 100k tenants, API p99 at 200 req/s, move docs/s, the observer's cost with 1,000 tenants (needs `make up`) [BENCH_ONLY= BENCH_SAVE=allocator/bench/results/bench-allocator.json keeps the run make render shows]
 	@scripts/install/npm-deps.sh allocator && cd allocator && BENCH_SAVE="$(if $(BENCH_SAVE),$(abspath $(BENCH_SAVE)))" node bench/run.js

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The figures of `make bench-allocator` in docs/benchmarks.md, generated from the committed run
-// (allocator/bench/results/bench-allocator.json, written by BENCH_SAVE=), never typed by hand:
-// the block between BEGIN and END. scripts/render runs it (make render [CHECK=1]); --check
+// The figures of `make bench-allocator` and `make bench-console` in docs/benchmarks.md, generated
+// from their committed runs (allocator/bench/results/bench-allocator.json and bench-console.json,
+// written by BENCH_SAVE=), never typed by hand: each one's block between its BEGIN and END. scripts/render runs it (make render [CHECK=1]); --check
 // changes nothing and names each stale file.
 import { resolve } from 'node:path';
 import { checkArg, renderResultBlocks, runMain } from '@tenantlab/contract/render-files';
@@ -49,9 +49,33 @@ export function allocatorBlock(r, { link }) {
   return lines.join('\n');
 }
 
+export const CONSOLE_RESULT = 'allocator/bench/results/bench-console.json';
+export const CONSOLE_BEGIN = '<!-- bench-console: written by `make render` from allocator/bench/results/bench-console.json; do not edit by hand -->';
+export const CONSOLE_END = '<!-- /bench-console -->';
+
+/** bench-console.json -> the block: the allocator's CPU without and with one console open (A B A B), the page's draw time. */
+export function consoleBlock(r, { link }) {
+  const c = r.console;
+  const tree = r.clean_tree ? 'clean tree' : 'uncommitted changes';
+  const pct = (xs) => xs.map((x) => `${x.toFixed(1)}%`).join(', ');
+  return [
+    `Measured by \`make bench-console\` on ${r.machine.cpus} CPUs (${r.machine.cpu_model ?? 'unknown CPU'}), commit ${r.commit ?? 'unknown'} (${tree}), ${r.measured_at.slice(0, 10)}: one console open in headless Chromium on an allocator holding ${int(c.tenants)} tenants (observing every second, shoppers searching), its CPU over spans alternated without and with the console in the same process, A B A B ([${CONSOLE_RESULT.split('/').at(-1)}](${link})).`,
+    '',
+    '| figure | measured |',
+    '|---|---|',
+    `| the page draws its map (navigation to the first tenant tile), median of ${c.page_loads_ms.length} | ${int(c.page_load_ms)} ms (loads: ${c.page_loads_ms.map(int).join(', ')}) |`,
+    `| \`/console/state\`, one refresh (every 3 s) | ${int(c.state_bytes)} bytes |`,
+    `| the allocator's CPU without a console (the baseline) / with one open | ${pct(c.cpu_percent_without)} / ${pct(c.cpu_percent_with)} of a core: **${c.cpu_ratio}x**, the console's share ${c.console_cpu_percent_of_a_core}% of a core |`,
+  ].join('\n');
+}
+
 function main(argv) {
   const check = checkArg(argv, 'allocator/bench/figures.mjs [--check]');
-  return renderResultBlocks({ root: ROOT, result: RESULT, pages: [{ path: 'docs/benchmarks.md', link: `../${RESULT}` }], begin: BEGIN, end: END, block: allocatorBlock, bench: 'bench-allocator', check });
+  const page = (result) => [{ path: 'docs/benchmarks.md', link: `../${result}` }];
+  return Math.max(
+    renderResultBlocks({ root: ROOT, result: RESULT, pages: page(RESULT), begin: BEGIN, end: END, block: allocatorBlock, bench: 'bench-allocator', check }),
+    renderResultBlocks({ root: ROOT, result: CONSOLE_RESULT, pages: page(CONSOLE_RESULT), begin: CONSOLE_BEGIN, end: CONSOLE_END, block: consoleBlock, bench: 'bench-console', check }),
+  );
 }
 
 runMain(import.meta.url, main);

@@ -5,7 +5,8 @@
 // Chromium, make bench-console); BENCH_DOCS sets the move size. The result is kept in
 // .lab/results/<time>-bench-allocator/ and, with BENCH_SAVE=FILE, there too
 // (allocator/bench/results/bench-allocator.json is the committed run make render writes into
-// docs/benchmarks.md: a whole run, no BENCH_ONLY).
+// docs/benchmarks.md: a whole run, no BENCH_ONLY). The console's run (make bench-console) is a
+// result of its own, bench-console (allocator/bench/results/bench-console.json).
 import { join, resolve } from 'node:path';
 import { benchEnvironment, saveBenchResult } from '@tenantlab/contract/bench-result';
 import { benchApi } from './api.js';
@@ -16,7 +17,8 @@ import { benchPlacement } from './placement.js';
 import { cleanup, clusterUp, labConfig, testPolicyFile, uniquePrefix } from '../test/integration/harness.js';
 
 const only = process.env.BENCH_ONLY;
-if (process.env.BENCH_SAVE && only) {
+const name = only === 'console' ? 'bench-console' : 'bench-allocator';
+if (process.env.BENCH_SAVE && only && only !== 'console') {
   console.error(`error: BENCH_SAVE keeps a whole run (the committed one make render shows): unset BENCH_ONLY=${only}`);
   process.exit(2);
 }
@@ -68,7 +70,7 @@ if (!only || only === 'api' || only === 'move' || only === 'observe' || only ===
 if (process.env.BENCH_JSON) console.log(JSON.stringify(results, null, 2));
 if (!failed) {
   const root = resolve(new URL('../..', import.meta.url).pathname);
-  const saved = saveBenchResult('bench-allocator', { bench: 'bench-allocator', ...benchEnvironment(root), only: only ?? null, ...results }, { labDir: process.env.LAB_DIR || join(root, '.lab') });
+  const saved = saveBenchResult(name, { bench: name, ...benchEnvironment(root), only: only ?? null, ...results }, { labDir: process.env.LAB_DIR || join(root, '.lab') });
   for (const p of saved) console.log(`result: ${p}`);
 }
 process.exit(failed ? 1 : 0);

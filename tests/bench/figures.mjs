@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The figures of `make bench-startup` in docs/benchmarks.md, generated from the committed run
-// (tests/bench/results/bench-startup.json, written by BENCH_SAVE=), never typed by hand: the
-// block between BEGIN and END. scripts/render runs it (make render [CHECK=1]); --check changes
-// nothing and names each stale file.
+// The figures of `make bench-startup`, `make bench-shape` and `make bench-external` in
+// docs/benchmarks.md, generated from their committed runs (tests/bench/results/<bench>.json,
+// written by BENCH_SAVE=), never typed by hand: each bench's block between its BEGIN and END
+// markers. scripts/render runs it (make render [CHECK=1]); --check changes nothing and names each
+// stale file.
 import { resolve } from 'node:path';
 import { checkArg, renderResultBlocks, runMain } from '@tenantlab/contract/render-files';
 
@@ -12,6 +13,14 @@ export const BEGIN = '<!-- bench-startup: written by `make render` from tests/be
 export const END = '<!-- /bench-startup -->';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+// the middle value, or the mean of the two middle ones (an even count of rounds)
+const midpoint = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const x2 = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}x` : 'n/a');
+const measuredBy = (r, bench) => `Measured by \`make ${bench}\` on ${r.machine.cpus} CPUs (${r.machine.cpu_model ?? 'unknown CPU'}), commit ${r.commit ?? 'unknown'} (${r.clean_tree ? 'clean tree' : 'uncommitted changes'}), ${r.measured_at.slice(0, 10)}`;
 const int = (x) => Math.round(x).toLocaleString('en-US');
 const met = (ok) => (ok ? 'met' : '**missed**');
 
@@ -52,9 +61,59 @@ export function startupBlock(r, { link }) {
   return lines.join('\n');
 }
 
+export const SHAPE_RESULT = 'tests/bench/results/bench-shape.json';
+export const SHAPE_BEGIN = '<!-- bench-shape: written by `make render` from tests/bench/results/bench-shape.json; do not edit by hand -->';
+export const SHAPE_END = '<!-- /bench-shape -->';
+
+/** bench-shape.json -> the block: SHAPE=groups against SHAPE=off, rounds alternated, medians and ratios. */
+export function shapeBlock(r, { link }) {
+  const row = (what, key, unit, fmt) => {
+    const g = midpoint(r.groups[key]);
+    const o = midpoint(r.off[key]);
+    return `| ${what} | ${fmt(g)}${unit} (rounds: ${r.groups[key].map(fmt).join(', ')}) | ${fmt(o)}${unit} (rounds: ${r.off[key].map(fmt).join(', ')}) | **${x2(g, o)}** |`;
+  };
+  return [
+    `${measuredBy(r, 'bench-shape')}: the ${r.runtime} runtime, ${r.lab.nodes} nodes, ${r.lab.es_heap} heap, no data, rounds alternating \`SHAPE=groups\` and \`SHAPE=off\` from an empty lab (${r.rounds} each, medians), the idle figures over ${r.idle_s} s starting 5 s after green ([${SHAPE_RESULT.split('/').at(-1)}](${link})).`,
+    '',
+    '| figure | `SHAPE=groups` | `SHAPE=off` (the baseline) | shaped / unshaped |',
+    '|---|---|---|---|',
+    row('`make up` to green', 'up_s', ' s', (x) => x.toFixed(1)),
+    row('RSS of the nodes, idle', 'rss_mib', ' MiB', int),
+    row('CPU of the nodes, idle', 'idle_cpu_percent', '% of a core', (x) => x.toFixed(1)),
+  ].join('\n');
+}
+
+export const EXTERNAL_RESULT = 'tests/bench/results/bench-external.json';
+export const EXTERNAL_BEGIN = '<!-- bench-external: written by `make render` from tests/bench/results/bench-external.json; do not edit by hand -->';
+export const EXTERNAL_END = '<!-- /bench-external -->';
+
+/** bench-external.json -> the block: the storefront straight to the lab (A) and through the proxy (B), medians and B/A. */
+export function externalBlock(r, { link }) {
+  const row = (what, key, fmt) => {
+    const a = midpoint(r.direct.map((x) => x[key]));
+    const b = midpoint(r.proxied.map((x) => x[key]));
+    return `| ${what} | ${fmt(a)} (rounds: ${r.direct.map((x) => fmt(x[key])).join(', ')}) | ${fmt(b)} (rounds: ${r.proxied.map((x) => fmt(x[key])).join(', ')}) | **${x2(b, a)}** |`;
+  };
+  const failed = Math.max(...r.direct.map((x) => x.failed_rate), ...r.proxied.map((x) => x.failed_rate));
+  return [
+    `${measuredBy(r, 'bench-external')}: \`make load SCENARIO=storefront\` (the Locust engine, on the host) at ${r.rate} page views/s for ${r.duration} on ${int(r.tenants)} tenants of a ${r.runtime} lab, straight to its entry point (A) and as \`RUNTIME=external\` reaches a cluster, through a TLS-terminating proxy with basic auth (B: ${r.proxy}), A B alternated after one unmeasured round of each, ${r.rounds} rounds, medians; the highest failed-request rate of any round ${(failed * 100).toFixed(2)}% ([${EXTERNAL_RESULT.split('/').at(-1)}](${link})).`,
+    '',
+    '| figure | straight to the lab (the baseline) | through the proxy | B / A |',
+    '|---|---|---|---|',
+    row('requests/s', 'rps', (x) => x.toFixed(2)),
+    row('average (ms)', 'avg_ms', (x) => x.toFixed(2)),
+    row('p95 (ms)', 'p95_ms', (x) => x.toFixed(2)),
+  ].join('\n');
+}
+
 function main(argv) {
   const check = checkArg(argv, 'tests/bench/figures.mjs [--check]');
-  return renderResultBlocks({ root: ROOT, result: RESULT, pages: [{ path: 'docs/benchmarks.md', link: `../${RESULT}` }], begin: BEGIN, end: END, block: startupBlock, bench: 'bench-startup', check });
+  const page = (result) => [{ path: 'docs/benchmarks.md', link: `../${result}` }];
+  return Math.max(
+    renderResultBlocks({ root: ROOT, result: RESULT, pages: page(RESULT), begin: BEGIN, end: END, block: startupBlock, bench: 'bench-startup', check }),
+    renderResultBlocks({ root: ROOT, result: SHAPE_RESULT, pages: page(SHAPE_RESULT), begin: SHAPE_BEGIN, end: SHAPE_END, block: shapeBlock, bench: 'bench-shape', check }),
+    renderResultBlocks({ root: ROOT, result: EXTERNAL_RESULT, pages: page(EXTERNAL_RESULT), begin: EXTERNAL_BEGIN, end: EXTERNAL_END, block: externalBlock, bench: 'bench-external', check }),
+  );
 }
 
 runMain(import.meta.url, main);

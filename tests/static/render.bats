@@ -101,6 +101,17 @@ render_follows() {
   assert_success
 }
 
+# bench_copy COPY DIR GENERATOR: a copy of the repository's generators with DIR (the bench folder
+# holding GENERATOR and its committed results) and docs/benchmarks.md, whose figures are up to date
+bench_copy() {
+  repo_copy "$1"
+  mkdir -p "$1/$(dirname "$2")" "$1/docs"
+  cp -r "$REPO/$2" "$1/$(dirname "$2")/"
+  cp "$REPO/docs/benchmarks.md" "$1/docs/"
+  run in_copy "$1" node "$3" --check
+  assert_success
+}
+
 # missing_result_is_one_line COPY GENERATOR RESULT BENCH: without its committed result, the
 # generator says which benchmark writes it, one line, exit 2
 missing_result_is_one_line() {
@@ -130,12 +141,7 @@ missing_result_is_one_line() {
 
 @test "make bench-startup's figures are rendered from its committed result: a slower start shows as missed, a missing result is one line" {
   local copy="$BATS_TEST_TMPDIR/repo" result=tests/bench/results/bench-startup.json
-  repo_copy "$copy"
-  mkdir -p "$copy/tests" "$copy/docs"
-  cp -r "$REPO/tests/bench" "$copy/tests/"
-  cp "$REPO/docs/benchmarks.md" "$copy/docs/"
-  run in_copy "$copy" node tests/bench/figures.mjs --check
-  assert_success
+  bench_copy "$copy" tests/bench tests/bench/figures.mjs
   jq '.up_seed0_s = [61.2, 60.5, 75.0] | .up_seed0_no_aot_s = [80.0, 81.0, 90.0] | .seeded.first_load.storefront_p95_ms = 320.5' "$REPO/$result" >"$copy/$result"
   render_follows "$copy" docs/benchmarks.md
   grep -qF '| 61.2 s (rounds: 61.2, 60.5, 75.0) | <= 30 s: **missed** |' "$copy/docs/benchmarks.md" || fail "docs/benchmarks.md does not show the slower start"
@@ -147,13 +153,7 @@ missing_result_is_one_line() {
 
 @test "make bench-allocator's figures are rendered from its committed result: a slower API shows as missed, a missing result is one line" {
   local copy="$BATS_TEST_TMPDIR/repo" result=allocator/bench/results/bench-allocator.json
-  repo_copy "$copy"
-  mkdir -p "$copy/allocator/bench/results" "$copy/docs"
-  cp "$REPO/allocator/bench/figures.mjs" "$copy/allocator/bench/"
-  cp "$REPO/docs/benchmarks.md" "$copy/docs/"
-  cp "$REPO/$result" "$copy/$result"
-  run in_copy "$copy" node allocator/bench/figures.mjs --check
-  assert_success
+  bench_copy "$copy" allocator/bench allocator/bench/figures.mjs
   jq '.api.endpoints["GET /tenants/{id}"].p99_ms = 43 | .placement.placement_ms = 1234' "$REPO/$result" >"$copy/$result"
   render_follows "$copy" docs/benchmarks.md
   grep -F '`GET /tenants/{id}`' "$copy/docs/benchmarks.md" | grep -qF '| p99 43 ms (' || fail "docs/benchmarks.md does not show the slower p99"
@@ -161,6 +161,38 @@ missing_result_is_one_line() {
   grep -qF '| 1,234 ms; a rebalance plan' "$copy/docs/benchmarks.md" || fail "docs/benchmarks.md does not show the slower plan"
   grep -qF '| < 1,000 ms: **missed** |' "$copy/docs/benchmarks.md" || fail "the slower plan is not marked missed"
   missing_result_is_one_line "$copy" allocator/bench/figures.mjs "$result" bench-allocator
+}
+
+@test "make bench-console's figures are rendered from its committed result: a costlier console shows, a missing result is one line" {
+  local copy="$BATS_TEST_TMPDIR/repo" result=allocator/bench/results/bench-console.json
+  bench_copy "$copy" allocator/bench allocator/bench/figures.mjs
+  jq '.console.cpu_percent_without = [4.0, 5.0] | .console.cpu_percent_with = [14.0, 16.0] | .console.cpu_ratio = 3.33 | .console.page_load_ms = 2345' "$REPO/$result" >"$copy/$result"
+  render_follows "$copy" docs/benchmarks.md
+  grep -qF '| 4.0%, 5.0% / 14.0%, 16.0% of a core: **3.33x**' "$copy/docs/benchmarks.md" || fail "docs/benchmarks.md does not show the costlier console"
+  grep -qF '| 2,345 ms (loads:' "$copy/docs/benchmarks.md" || fail "docs/benchmarks.md does not show the slower page"
+  missing_result_is_one_line "$copy" allocator/bench/figures.mjs "$result" bench-console
+}
+
+@test "make bench-shape's figures are rendered from its committed result: the medians and their ratio follow, a missing result is one line" {
+  local copy="$BATS_TEST_TMPDIR/repo" result=tests/bench/results/bench-shape.json
+  bench_copy "$copy" tests/bench tests/bench/figures.mjs
+  jq '.groups.up_s = [50.0, 52.0, 51.0] | .off.up_s = [25.0, 26.0, 24.0]' "$REPO/$result" >"$copy/$result"
+  render_follows "$copy" docs/benchmarks.md
+  grep -qF '| `make up` to green | 51.0 s (rounds: 50.0, 52.0, 51.0) | 25.0 s (rounds: 25.0, 26.0, 24.0) | **2.04x** |' "$copy/docs/benchmarks.md" \
+    || fail "docs/benchmarks.md does not show the slower shaped start and its ratio"
+  missing_result_is_one_line "$copy" tests/bench/figures.mjs "$result" bench-shape
+}
+
+@test "make bench-external's figures are rendered from its committed result: the proxy's medians and B/A follow, a missing result is one line" {
+  local copy="$BATS_TEST_TMPDIR/repo" result=tests/bench/results/bench-external.json
+  bench_copy "$copy" tests/bench tests/bench/figures.mjs
+  jq '.direct = [range(3) | {rps: 30, avg_ms: 10, p95_ms: 20, failed_rate: 0}] | .proxied = [{rps: 30, avg_ms: 12, p95_ms: 50, failed_rate: 0}, {rps: 30, avg_ms: 12, p95_ms: 40, failed_rate: 0.01}, {rps: 30, avg_ms: 12, p95_ms: 45, failed_rate: 0}]' \
+    "$REPO/$result" >"$copy/$result"
+  render_follows "$copy" docs/benchmarks.md
+  grep -qF '| p95 (ms) | 20.00 (rounds: 20.00, 20.00, 20.00) | 45.00 (rounds: 50.00, 40.00, 45.00) | **2.25x** |' "$copy/docs/benchmarks.md" \
+    || fail "docs/benchmarks.md does not show the slower proxy and its ratio"
+  grep -qF 'the highest failed-request rate of any round 1.00%' "$copy/docs/benchmarks.md" || fail "the failed requests are not said"
+  missing_result_is_one_line "$copy" tests/bench/figures.mjs "$result" bench-external
 }
 
 @test "traffic/'s Python files are the Kubernetes load's ConfigMaps: an edit makes them stale, make render follows" {

@@ -182,4 +182,7 @@ inspect() { local f="$1"; shift; env "$@" "$PY" tools/describe.py "$f"; }
     assert_equal "$n: ${hits//$'\n'/ }" "$n: "
   done
   [[ ! -e scripts/install/k6.sh && ! -e k6-scripts ]] || fail "the k6 install or scripts are back"
+  # and nothing still calls them (make bench-external did, after they had gone)
+  hits="$(git grep -lE -- 'install/k''6\.sh|k''6-scripts/|"\$k''6"' -- ':!*.md' ':!experiments/results/' ':!tests/static/traffic.bats' || true)"
+  assert_equal "callers of the removed k6 install or scripts: ${hits//$'\n'/ }" "callers of the removed k6 install or scripts: "
 }
