@@ -58,6 +58,8 @@ export function consoleBlock(r, { link }) {
   const c = r.console;
   const tree = r.clean_tree ? 'clean tree' : 'uncommitted changes';
   const pct = (xs) => xs.map((x) => `${x.toFixed(1)}%`).join(', ');
+  // the noise the share stands against: how far the baseline's own spans are apart
+  const spread = (xs) => (Math.max(...xs) - Math.min(...xs)).toFixed(1);
   return [
     `Measured by \`make bench-console\` on ${r.machine.cpus} CPUs (${r.machine.cpu_model ?? 'unknown CPU'}), commit ${r.commit ?? 'unknown'} (${tree}), ${r.measured_at.slice(0, 10)}: one console open in headless Chromium on an allocator holding ${int(c.tenants)} tenants (observing every second, shoppers searching), its CPU over spans alternated without and with the console in the same process, A B A B ([${CONSOLE_RESULT.split('/').at(-1)}](${link})).`,
     '',
@@ -65,7 +67,7 @@ export function consoleBlock(r, { link }) {
     '|---|---|',
     `| the page draws its map (navigation to the first tenant tile), median of ${c.page_loads_ms.length} | ${int(c.page_load_ms)} ms (loads: ${c.page_loads_ms.map(int).join(', ')}) |`,
     `| \`/console/state\`, one refresh (every 3 s) | ${int(c.state_bytes)} bytes |`,
-    `| the allocator's CPU without a console (the baseline) / with one open | ${pct(c.cpu_percent_without)} / ${pct(c.cpu_percent_with)} of a core: **${c.cpu_ratio}x**, the console's share ${c.console_cpu_percent_of_a_core}% of a core |`,
+    `| the allocator's CPU without a console (the baseline) / with one open | ${pct(c.cpu_percent_without)} / ${pct(c.cpu_percent_with)} of a core: **${c.cpu_ratio}x**, the console's share ${c.console_cpu_percent_of_a_core}% of a core (the spans without it differ by ${spread(c.cpu_percent_without)}% among themselves) |`,
   ].join('\n');
 }
 
