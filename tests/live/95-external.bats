@@ -287,3 +287,30 @@ jvms() { echo "test lab: $(lab_jvm_pids "$LAB_DIR" | paste -sd' '); external lab
   run grep -cF "$(cat "$DIR/secrets/api-key")" <<<"$(ps -e -ww -o args)"
   assert_output 0
 }
+
+@test "make bench-external runs end to end on the test lab: the storefront straight and through its own proxy, a result kept; bad input is one line" {
+  # a behaviour check, not a figure: one round of a few seconds each way (the figures are the
+  # committed run's, tests/bench/results/bench-external.json)
+  run --separate-stderr env ROUNDS=0 make -s bench-external
+  assert_failure 2
+  assert_regex "$stderr" "^error: ROUNDS=0: want a number of rounds"
+  # the test lab's own tenants (40-seed.bats loads the ci profile); a tenth of it if they are gone
+  if [[ "$(curl -fsS "$ALLOCATOR/tenants" | jq '.tenants | length')" == 0 ]]; then
+    PROFILE=ci SEED_SCALE=0.1 make -s seed >/dev/null
+  fi
+  local before
+  before="$(ls -d "$LAB_DIR"/results/*-bench-external 2>/dev/null | wc -l)"
+  run --separate-stderr env -u BENCH_SAVE ROUNDS=1 RATE=5 DURATION=5s make -s bench-external
+  assert_success
+  assert_regex "$output" "p95 ms +direct +[0-9.]+ +through the proxy +[0-9.]+ +B/A [0-9.]+x"
+  # no proxy left behind: its nginx and the timeout that bounds it are gone
+  ! pgrep -f "nginx.*bench-external" >/dev/null || fail "bench-external left its proxy running"
+  local r
+  r="$(ls -d "$LAB_DIR"/results/*-bench-external | sort | tail -n 1)/bench-external.json"
+  assert_equal "$(ls -d "$LAB_DIR"/results/*-bench-external | wc -l)" "$((before + 1))"
+  # one round each way, every request answered, through the proxy as well as straight
+  assert_equal "$(jq -c '[(.direct | length), (.proxied | length), ([.direct[], .proxied[]] | map(select(.rps > 0 and .failed_rate == 0)) | length)]' "$r")" "[1,1,2]"
+  assert_equal "$(jq -r '.bench' "$r")" bench-external
+  # the committed result is untouched
+  git -C "$REPO" diff --quiet -- tests/bench/results/bench-external.json || fail "the committed result was rewritten"
+}
