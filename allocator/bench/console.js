@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { AllocatorProcess, cleanup, sleep, testPolicyFile } from '../test/integration/harness.js';
+import { median } from '@tenantlab/contract/bench-result';
 import { cpuSeconds, placeTenants, shoppers } from './tenants.js';
 
 const SHOPPERS_PER_S = 20;
@@ -19,12 +20,6 @@ function browserLauncher() {
   return () => puppeteer.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'] });
 }
 
-// the middle value, or the mean of the two middle ones (two spans each: their mean, not the larger)
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 export async function benchConsole({ prefix, tenants = 1000, seconds = 30 }) {
   const launch = browserLauncher();

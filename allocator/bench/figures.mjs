@@ -4,6 +4,7 @@
 // written by BENCH_SAVE=), never typed by hand: each one's block between its BEGIN and END. scripts/render runs it (make render [CHECK=1]); --check
 // changes nothing and names each stale file.
 import { resolve } from 'node:path';
+import { measuredBy } from '@tenantlab/contract/bench-result';
 import { checkArg, renderResultBlocks, runMain } from '@tenantlab/contract/render-files';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
@@ -20,9 +21,8 @@ const share = (o) => Object.entries(o ?? {}).map(([g, x]) => `${g} ${(x * 100).t
 
 /** bench-allocator.json -> the Markdown block (how it was measured, then a table). */
 export function allocatorBlock(r, { link }) {
-  const tree = r.clean_tree ? 'clean tree' : 'uncommitted changes';
   const lines = [
-    `Measured by \`make bench-allocator\` on ${r.machine.cpus} CPUs (${r.machine.cpu_model ?? 'unknown CPU'}), commit ${r.commit ?? 'unknown'} (${tree}), ${r.measured_at.slice(0, 10)}, against the lab's cluster ([${RESULT.split('/').at(-1)}](${link})).`,
+    `${measuredBy(r, 'bench-allocator')}, against the lab's cluster ([${RESULT.split('/').at(-1)}](${link})).`,
     '',
     '| benchmark | figure | target |',
     '|---|---|---|',
@@ -56,12 +56,11 @@ export const CONSOLE_END = '<!-- /bench-console -->';
 /** bench-console.json -> the block: the allocator's CPU without and with one console open (A B A B), the page's draw time. */
 export function consoleBlock(r, { link }) {
   const c = r.console;
-  const tree = r.clean_tree ? 'clean tree' : 'uncommitted changes';
   const pct = (xs) => xs.map((x) => `${x.toFixed(1)}%`).join(', ');
   // the noise the share stands against: how far the baseline's own spans are apart
   const spread = (xs) => (Math.max(...xs) - Math.min(...xs)).toFixed(1);
   return [
-    `Measured by \`make bench-console\` on ${r.machine.cpus} CPUs (${r.machine.cpu_model ?? 'unknown CPU'}), commit ${r.commit ?? 'unknown'} (${tree}), ${r.measured_at.slice(0, 10)}: one console open in headless Chromium on an allocator holding ${int(c.tenants)} tenants (observing every second, shoppers searching), its CPU over spans alternated without and with the console in the same process, A B A B ([${CONSOLE_RESULT.split('/').at(-1)}](${link})).`,
+    `${measuredBy(r, 'bench-console')}: one console open in headless Chromium on an allocator holding ${int(c.tenants)} tenants (observing every second, shoppers searching), its CPU over spans alternated without and with the console in the same process, A B A B ([${CONSOLE_RESULT.split('/').at(-1)}](${link})).`,
     '',
     '| figure | measured |',
     '|---|---|',

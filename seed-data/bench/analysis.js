@@ -23,7 +23,7 @@
 //                 the committed run that make render shows (docs/benchmarks.md, seed-data/README.md)
 //   ES_URL        as everywhere
 import { readFileSync } from 'node:fs';
-import { benchEnvironment, saveBenchResult } from '@tenantlab/contract/bench-result';
+import { benchEnvironment, median, saveBenchResult } from '@tenantlab/contract/bench-result';
 import { labRoot } from '@tenantlab/contract/lab-env-file';
 import { loadConfig } from '../src/config.js';
 import { generateTenants } from '@tenantlab/dataset/tenants';
@@ -76,7 +76,6 @@ const VARIANTS = {
 const CANDIDATES = ['lean', 'no-norms'];
 const NAMES = Object.keys(VARIANTS);
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
 async function once(name, tenants, run, { keep = false } = {}) {
   const index = `bench-analysis-${run}-${name}`;

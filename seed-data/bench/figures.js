@@ -4,6 +4,7 @@
 // by BENCH_SAVE=), never typed by hand: each the block between its BEGIN and END. scripts/render runs it (make render [CHECK=1]);
 // --check changes nothing and names each stale file.
 import { resolve } from 'node:path';
+import { measuredBy } from '@tenantlab/contract/bench-result';
 import { checkArg, renderResultBlocks, runMain } from '@tenantlab/contract/render-files';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
@@ -22,9 +23,8 @@ const met = (ok) => (ok ? 'met' : '**missed**');
 export function seedBlock(r, { link }) {
   const v = r.variants;
   const seeder = v.seeder;
-  const tree = r.clean_tree ? 'clean tree' : 'uncommitted changes';
   const lines = [
-    `Measured by \`make bench-seed\` on ${r.machine.cpus} CPUs (${r.machine.cpu_model ?? 'unknown CPU'}), commit ${r.commit ?? 'unknown'} (${tree}), ${r.measured_at.slice(0, 10)}: `
+    `${measuredBy(r, 'bench-seed')}: `
       + `the ci profile x${r.scale} (${int(r.documents)} documents), ${r.lab.data_nodes} nodes, SHAPE=${r.lab.shape ?? 'unset'}, requests of ${int(r.request.bytes / 1024)} KB x ${r.request.concurrency} in flight, `
       + `the best of ${r.rounds} rounds of each loader in one run ([${RESULT.split('/').at(-1)}](${link})). `
       + '"To green": the documents over the load and the replica rebuild after it.',
@@ -63,9 +63,8 @@ const mib = (b) => `${(b / 1048576).toFixed(1)} MiB`;
 /** bench-analysis.json -> the Markdown block: each variant's rate and size against the template's, and each candidate's same hits check. */
 export function analysisBlock(r, { link }) {
   const base = r.variants.storefront;
-  const tree = r.clean_tree ? 'clean tree' : 'uncommitted changes';
   const lines = [
-    `Measured by \`make bench-analysis\` on ${r.machine.cpus} CPUs (${r.machine.cpu_model ?? 'unknown CPU'}), commit ${r.commit ?? 'unknown'} (${tree}), ${r.measured_at.slice(0, 10)}: `
+    `${measuredBy(r, 'bench-analysis')}: `
       + `the ci profile x${r.scale} (${int(r.documents)} documents) into one-shard indices without replicas, the median of ${r.rounds} alternating rounds after a warm-up load of each ([${ANALYSIS_RESULT.split('/').at(-1)}](${link})).`,
     '',
     '| mapping | docs/s (median) | against the template | merged size | against the template |',

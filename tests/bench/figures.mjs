@@ -5,6 +5,7 @@
 // markers. scripts/render runs it (make render [CHECK=1]); --check changes nothing and names each
 // stale file.
 import { resolve } from 'node:path';
+import { measuredBy, median as midpoint } from '@tenantlab/contract/bench-result';
 import { checkArg, renderResultBlocks, runMain } from '@tenantlab/contract/render-files';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
@@ -13,14 +14,7 @@ export const BEGIN = '<!-- bench-startup: written by `make render` from tests/be
 export const END = '<!-- /bench-startup -->';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-// the middle value, or the mean of the two middle ones (an even count of rounds)
-const midpoint = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const x2 = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}x` : 'n/a');
-const measuredBy = (r, bench) => `Measured by \`make ${bench}\` on ${r.machine.cpus} CPUs (${r.machine.cpu_model ?? 'unknown CPU'}), commit ${r.commit ?? 'unknown'} (${r.clean_tree ? 'clean tree' : 'uncommitted changes'}), ${r.measured_at.slice(0, 10)}`;
 const int = (x) => Math.round(x).toLocaleString('en-US');
 const met = (ok) => (ok ? 'met' : '**missed**');
 
@@ -29,9 +23,8 @@ export function startupBlock(r, { link }) {
   const t = r.targets;
   const up = median(r.up_seed0_s);
   const rss = Object.values(r.rss_mib).reduce((a, b) => a + b, 0);
-  const tree = r.clean_tree ? 'clean tree' : 'uncommitted changes';
   const lines = [
-    `Measured by \`make bench-startup\` on ${r.machine.cpus} CPUs (${r.machine.cpu_model ?? 'unknown CPU'}), commit ${r.commit ?? 'unknown'} (${tree}), ${r.measured_at.slice(0, 10)}: `
+    `${measuredBy(r, 'bench-startup')}: `
       + `the ${r.runtime} runtime, ${r.lab.nodes} nodes, SHAPE=${r.lab.shape || 'unset'}, ${r.lab.es_heap} heap, warm caches (the runtime built before the clock), every round from an empty lab ([${RESULT.split('/').at(-1)}](${link})).`,
     '',
     '| figure | measured | target |',

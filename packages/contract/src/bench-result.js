@@ -27,6 +27,21 @@ export function benchEnvironment(root, now = new Date()) {
   };
 }
 
+/** The middle of a benchmark's rounds: the middle value, or the mean of the two middle ones. */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * How a committed result was measured, as its rendered figures open: "Measured by `make BENCH`
+ * on N CPUs (model), commit C (clean tree|uncommitted changes), DATE" (what benchEnvironment kept).
+ */
+export function measuredBy(r, bench) {
+  return `Measured by \`make ${bench}\` on ${r.machine.cpus} CPUs (${r.machine.cpu_model ?? 'unknown CPU'}), commit ${r.commit ?? 'unknown'} (${r.clean_tree ? 'clean tree' : 'uncommitted changes'}), ${r.measured_at.slice(0, 10)}`;
+}
+
 /**
  * Writes result as NAME.json under $LAB_DIR/results/<time>-NAME/ and, when save (BENCH_SAVE) is
  * given, there too (the committed copy make render reads). -> the paths written.
