@@ -31,6 +31,12 @@ setup() {
   run es GET "/_all/_settings/index.number_of_replicas,index.refresh_interval?flat_settings=true"
   refute_output --partial '"index.refresh_interval":"-1"'
   refute_output --partial '"index.number_of_replicas":"0"'
+  # the replicas copied their primaries' files: the load was flushed before they were added, so
+  # no replica indexed the load again from the translog (unflushed, about every document was)
+  local replayed
+  replayed="$(es GET "/_cat/recovery?format=json&h=index,type,translog_ops" \
+    | jq '[.[] | select(.type == "peer" and (.index | test("products-"))) | .translog_ops | tonumber] | add // 0')"
+  (( replayed * 100 <= total )) || fail "the replicas replayed $replayed operations from the translog for $total documents loaded: the load was not flushed before the replicas came back"
 }
 
 @test "make up on a seeded lab sends nothing again and duplicates nothing" {
