@@ -28,6 +28,14 @@ export class AllocatorApi extends AllocatorClient {
     return super.createTenant(spec).catch((err) => { throw seedError(err, spec); });
   }
 
+  /** Creates (or confirms) many tenants in one request, all or nothing: [{ created, tenant }]. */
+  async createTenants(specs) {
+    return super.createTenants(specs).catch((err) => {
+      if (err instanceof AllocatorClientError && err.code === 'tenant_conflict') throw new UsageError(`${err.detail}: delete them first (tenantlab-seed delete) or use another --seed/--tenant-prefix`);
+      throw seedError(err);
+    });
+  }
+
   /** True when the tenant was deleted, false when there was none. */
   async deleteTenant(id) {
     return super.deleteTenant(id).then((r) => r !== null, (err) => { throw seedError(err); });

@@ -1,6 +1,6 @@
 // The handful of cluster operations the allocator performs, each one request or one
 // well-defined sequence, with names that say what happens to the cluster.
-import { aliasFor } from '@tenantlab/contract/naming';
+import { ALIAS_PATTERN, aliasFor } from '@tenantlab/contract/naming';
 
 /** Index groups from node attributes: [{ name, nodes: [nodeName...] }], sorted. */
 export async function discoverGroups(client, attr) {
@@ -55,6 +55,29 @@ export async function pointAlias(client, tenantId, index, { routing, removeFrom 
   const actions = removeFrom.map((from) => ({ remove: { index: from, alias: aliasFor(tenantId), must_exist: false } }));
   actions.push({ add: aliasEntry(index, tenantId, { write: true, routing }) });
   await client.indices.updateAliases({ actions });
+}
+
+/**
+ * Many tenants' aliases, each pointing at one index, in one request (one cluster-state update):
+ * entries [{ tenantId, index }].
+ */
+export async function pointAliases(client, entries, { routing } = {}) {
+  await client.indices.updateAliases({ actions: entries.map((e) => ({ add: aliasEntry(e.index, e.tenantId, { write: true, routing }) })) });
+}
+
+/** Removes many tenants' aliases in one request; those already gone are no error. */
+export async function removeAliases(client, tenantIds) {
+  if (!tenantIds.length) return;
+  await client.indices.updateAliases({ actions: tenantIds.map((id) => ({ remove: { index: '*', alias: aliasFor(id), must_exist: false } })) });
+}
+
+/** The tenant aliases the cluster holds, whoever made them: a Set of alias names. */
+export async function tenantAliases(client) {
+  const res = await client.indices.getAlias({ name: ALIAS_PATTERN }).catch((err) => {
+    if (err?.meta?.statusCode === 404) return {};
+    throw err;
+  });
+  return new Set(Object.values(res).flatMap((ix) => Object.keys(ix.aliases ?? {})));
 }
 
 /** One atomic switch: reads keep coming from `source`, writes go to `target`. */

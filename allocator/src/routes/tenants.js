@@ -2,6 +2,11 @@ import { badRequest } from '../errors.js';
 import { jobView } from '../jobs/job.js';
 import { errors, tenantIdParam } from './schemas.js';
 
+// tenants a POST /tenants/_bulk may list: the demo profile's 150 in one, the large profile's
+// in a few, and one request's undo stays bounded
+export const BULK_MAX = 1000;
+const bulkAnswer = { type: 'object', properties: { tenants: { type: 'array', items: { type: 'object', properties: { created: { type: 'boolean' }, tenant: { $ref: 'Tenant#' } } } } } };
+
 export default async function tenantRoutes(app) {
   app.post('/tenants', {
     schema: {
@@ -13,6 +18,27 @@ export default async function tenantRoutes(app) {
   }, async (req, reply) => {
     const { created, tenant } = await app.tenants.add(req.body);
     return reply.code(created ? 201 : 200).send(tenant);
+  });
+
+  app.post('/tenants/_bulk', {
+    schema: {
+      summary: 'Place many tenants at once, all or nothing (each as POST /tenants: the same spec again is confirmed; any conflict refuses the whole list before anything changes)',
+      tags: ['tenants'],
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['tenants'],
+        properties: { tenants: { type: 'array', minItems: 1, maxItems: BULK_MAX, items: { $ref: 'TenantSpec#' } } },
+      },
+      response: {
+        200: bulkAnswer,
+        201: bulkAnswer,
+        ...errors(400, 404, 409, 422, 503),
+      },
+    },
+  }, async (req, reply) => {
+    const results = await app.tenants.addMany(req.body.tenants);
+    return reply.code(results.some((r) => r.created) ? 201 : 200).send({ tenants: results });
   });
 
   app.get('/tenants', {

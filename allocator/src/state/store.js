@@ -72,6 +72,31 @@ export class StateStore {
     return this.#put('tenant', t.id, { ...t, updated_at: new Date().toISOString() });
   }
 
+  /**
+   * Many tenants in one bulk write, all or nothing: when any fails, those written are deleted
+   * again and the first failure is thrown, the in-memory state untouched.
+   */
+  async putTenants(list) {
+    const at = new Date().toISOString();
+    const stamped = list.map((t) => ({ ...t, updated_at: at }));
+    const res = await this.client.bulk({ operations: stamped.flatMap((t) => [{ index: { _index: this.index, _id: `tenant:${t.id}` } }, { type: 'tenant', key: t.id, data: t }]) });
+    if (res.errors) {
+      const failed = res.items.find((i) => i.index?.error)?.index;
+      const written = res.items.filter((i) => !i.index?.error).map((i) => i.index._id);
+      if (written.length) await this.client.bulk({ operations: written.map((id) => ({ delete: { _index: this.index, _id: id } })) }).catch(() => {});
+      throw new Error(`the allocator's state refused tenant ${failed?._id}: ${failed?.error?.reason ?? failed?.error?.type}`);
+    }
+    for (const t of stamped) this.tenants.set(t.id, t);
+    return stamped;
+  }
+
+  /** Deletes many tenants' state (the undo of putTenants); in memory too. */
+  async deleteTenants(ids) {
+    if (!ids.length) return;
+    await this.client.bulk({ operations: ids.map((id) => ({ delete: { _index: this.index, _id: `tenant:${id}` } })) });
+    for (const id of ids) this.tenants.delete(id);
+  }
+
   deleteTenant(id) {
     return this.#delete('tenant', id);
   }

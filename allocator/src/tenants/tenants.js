@@ -1,8 +1,8 @@
 // Creating and deleting tenants. Decisions run under the allocator's one mutex against the
 // in-memory state; every change is persisted before it is acknowledged, and a failure of a
 // later step undoes the earlier ones, so nothing is left half-created.
-import { deleteIndex, discoverGroups, pointAlias, removeAlias } from '../es/cluster.js';
-import { conflict } from '../errors.js';
+import { deleteIndex, discoverGroups, pointAliases, removeAlias, removeAliases, tenantAliases } from '../es/cluster.js';
+import { badRequest, conflict } from '../errors.js';
 import { deleteAll } from '../moves/copy.js';
 import { placementModel } from '../placement/model.js';
 import { aliasFor } from '@tenantlab/contract/naming';
@@ -34,6 +34,14 @@ function specDiff(stored, wanted) {
   return diffs;
 }
 
+/** Throws the conflicts found ([code, message]): one as it is, several in one line under the first's code. */
+function refuse(conflicts) {
+  if (!conflicts.length) return;
+  const [code, message] = conflicts[0];
+  if (conflicts.length === 1) throw conflict(code, message);
+  throw conflict(code, `${conflicts.length} tenants cannot be created: ${conflicts.slice(0, 3).map(([, m]) => m).join(' | ')}${conflicts.length > 3 ? ' | ...' : ''}`);
+}
+
 export class Tenants {
   constructor(ctx, views) {
     this.ctx = ctx;
@@ -42,43 +50,68 @@ export class Tenants {
 
   /** POST /tenants: { created, tenant }; the same spec again is not an error, another one is. */
   async add(body) {
+    return (await this.addMany([body]))[0];
+  }
+
+  /**
+   * POST /tenants/_bulk: many tenants in one decision, all or nothing, with add()'s rules for
+   * each (the same spec again is confirmed, another spec or an alias the allocator does not
+   * manage is a conflict), all checked before anything changes. Then each new one placed in
+   * order on one model (each sees those before it), the indices they need created, every alias
+   * in one request, every tenant in one bulk write of the state. Why: placed one request each,
+   * a platform's worth of stores cost a cluster-state update per store (the demo profile's 150
+   * in 33 s, 2026-11-29). Returns [{ created, tenant }] in the order given.
+   */
+  async addMany(bodies) {
     const { client, config, store, lock, log, observer, policy } = this.ctx;
-    const wanted = specOf(body);
+    const ids = new Set();
+    for (const b of bodies) {
+      if (ids.has(b.id)) throw badRequest(`tenant '${b.id}' is listed twice: list each tenant once`);
+      ids.add(b.id);
+    }
     return lock.run(async () => {
-      const existing = store.tenants.get(body.id);
-      if (existing) {
-        if (existing.state === 'deleting') throw conflict('tenant_deleting', `tenant '${body.id}' is being deleted`);
+      const results = new Array(bodies.length);
+      const fresh = [];
+      const conflicts = [];
+      bodies.forEach((body, i) => {
+        const existing = store.tenants.get(body.id);
+        const wanted = specOf(body);
+        if (!existing) return fresh.push({ i, body, wanted });
+        if (existing.state === 'deleting') return conflicts.push(['tenant_deleting', `tenant '${body.id}' is being deleted`]);
         const diffs = specDiff(existing, wanted);
-        if (diffs.length) throw conflict('tenant_conflict', `tenant '${body.id}' exists with a different spec: ${diffs.join('; ')}`);
-        return { created: false, tenant: this.views.tenantView(existing) };
-      }
-      if (await client.indices.existsAlias({ name: aliasFor(body.id) })) {
-        throw conflict('alias_exists', `alias ${aliasFor(body.id)} already exists in the cluster but is not managed by this allocator`);
-      }
-      const groups = await discoverGroups(client, config.groupAttr);
-      const decision = new Placer(placementModel({ store, snapshot: observer.snapshot, groups, policy, prefix: config.prefix })).place({
-        id: body.id,
-        documents: wanted.expected_products,
-        traffic: wanted.traffic_weight,
-        group: body.group,
-        dedicated: body.dedicated,
+        if (diffs.length) return conflicts.push(['tenant_conflict', `tenant '${body.id}' exists with a different spec: ${diffs.join('; ')}`]);
+        results[i] = { created: false, tenant: this.views.tenantView(existing) };
       });
+      refuse(conflicts);
+      if (!fresh.length) return results;
+      const aliases = fresh.length === 1 ? null : await tenantAliases(client);
+      for (const { body } of fresh) {
+        const alias = aliasFor(body.id);
+        if (aliases ? aliases.has(alias) : await client.indices.existsAlias({ name: alias })) {
+          conflicts.push(['alias_exists', `alias ${alias} already exists in the cluster but is not managed by this allocator`]);
+        }
+      }
+      refuse(conflicts);
+      const groups = await discoverGroups(client, config.groupAttr);
+      const placer = new Placer(placementModel({ store, snapshot: observer.snapshot, groups, policy, prefix: config.prefix }));
+      const decisions = fresh.map(({ body, wanted }) => placer.place({
+        id: body.id, documents: wanted.expected_products, traffic: wanted.traffic_weight, group: body.group, dedicated: body.dedicated,
+      }));
       const undo = [];
       try {
-        if (decision.create) await createManagedIndex(this.ctx, decision.create, undo);
-        await pointAlias(client, body.id, decision.index, { routing: policy.routing.byTenant });
-        undo.push(() => removeAlias(client, body.id));
-        const t = await store.putTenant({
-          id: body.id,
-          ...wanted,
-          index: decision.index,
-          group: decision.group,
-          kind: decision.kind,
-          state: 'active',
-          created_at: now(),
-        });
-        log.info({ tenant: t.id, index: t.index, group: t.group, kind: t.kind }, 'tenant placed');
-        return { created: true, tenant: this.views.tenantView(t, 0) };
+        // the indices at once: Elasticsearch batches their creation in one cluster-state update
+        const made = await Promise.allSettled(decisions.filter((d) => d.create).map((d) => createManagedIndex(this.ctx, d.create, undo)));
+        const failed = made.find((m) => m.status === 'rejected');
+        if (failed) throw failed.reason;
+        await pointAliases(client, decisions.map((d) => ({ tenantId: d.id, index: d.index })), { routing: policy.routing.byTenant });
+        undo.push(() => removeAliases(client, decisions.map((d) => d.id)));
+        const created = now();
+        const stored = await store.putTenants(fresh.map(({ body, wanted }, k) => ({
+          id: body.id, ...wanted, index: decisions[k].index, group: decisions[k].group, kind: decisions[k].kind, state: 'active', created_at: created,
+        })));
+        for (const t of stored) log.info({ tenant: t.id, index: t.index, group: t.group, kind: t.kind }, 'tenant placed');
+        stored.forEach((t, k) => { results[fresh[k].i] = { created: true, tenant: this.views.tenantView(t, 0) }; });
+        return results;
       } catch (err) {
         await undoAll(undo, log);
         throw err;

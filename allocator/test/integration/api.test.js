@@ -29,7 +29,7 @@ describe('API', () => {
     const oa = await a.request('GET', '/openapi.json');
     assert.equal(oa.status, 200);
     assert.match(oa.body.openapi, /^3\./);
-    for (const p of ['/healthz', '/readyz', '/metrics', '/groups', '/tenants', '/tenants/{id}', '/tenants/{id}/move', '/jobs/{id}', '/plan/rebalance', '/rebalance', '/hot']) {
+    for (const p of ['/healthz', '/readyz', '/metrics', '/groups', '/tenants', '/tenants/_bulk', '/tenants/{id}', '/tenants/{id}/move', '/jobs/{id}', '/plan/rebalance', '/rebalance', '/hot']) {
       assert.ok(oa.body.paths[p], `openapi lacks ${p}`);
     }
     assert.ok(oa.body.paths['/tenants'].post.requestBody, 'POST /tenants documents its body');
@@ -44,6 +44,52 @@ describe('API', () => {
     assert.equal(second.body.index, first.body.index);
     assert.equal((await a.request('POST', '/tenants', { ...spec, traffic_weight: 1 })).status, 200, 'defaults count as the same spec');
     assertError(await a.request('POST', '/tenants', { ...spec, expected_products: 11 }), 409, 'tenant_conflict');
+  });
+
+  it('POST /tenants/_bulk places many tenants in one request, as POST /tenants would one by one', async () => {
+    const specs = Array.from({ length: 12 }, (_, i) => ({ id: id(`bulk${i}`), name: `Bulk ${i}`, expected_products: i === 11 ? 2_000_000 : 100 + i }));
+    const first = await a.request('POST', '/tenants/_bulk', { tenants: specs });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.deepEqual(first.body.tenants.map((r) => [r.created, r.tenant.id]), specs.map((s) => [true, s.id]));
+    assert.equal(first.body.tenants[11].tenant.kind, 'dedicated', 'a big store gets its own index, as alone');
+    // each one is there: its alias points at the index it was placed in, its state answers
+    for (const { tenant } of first.body.tenants) {
+      const alias = await es.indices.getAlias({ name: aliasFor(tenant.id) });
+      assert.deepEqual(Object.keys(alias), [tenant.index]);
+      assert.equal((await a.request('GET', `/tenants/${tenant.id}`)).body.index, tenant.index);
+    }
+    // the same list again confirms them (200), nothing new; one more beside them is created
+    const again = await a.request('POST', '/tenants/_bulk', { tenants: [...specs, { id: id('bulk-more'), name: 'More', expected_products: 5 }] });
+    assert.equal(again.status, 201);
+    assert.deepEqual(again.body.tenants.map((r) => r.created), [...specs.map(() => false), true]);
+    assert.deepEqual(again.body.tenants.slice(0, 12).map((r) => r.tenant.index), first.body.tenants.map((r) => r.tenant.index));
+    assert.equal((await a.request('POST', '/tenants/_bulk', { tenants: specs })).status, 200);
+  });
+
+  it('POST /tenants/_bulk is all or nothing: a conflict, a foreign alias, a duplicate or a bad spec changes nothing', async () => {
+    const known = { id: id('bk-known'), name: 'Known', expected_products: 10 };
+    assert.equal((await a.request('POST', '/tenants', known)).status, 201);
+    const fresh = { id: id('bk-fresh'), name: 'Fresh', expected_products: 10 };
+    const indicesBefore = (await es.cat.indices({ index: `${prefix}*`, format: 'json', h: 'index' })).map((r) => r.index).sort();
+    assertError(await a.request('POST', '/tenants/_bulk', { tenants: [fresh, { ...known, expected_products: 11 }] }), 409, 'tenant_conflict');
+    assertError(await a.request('POST', '/tenants/_bulk', { tenants: [fresh, fresh] }), 400, 'bad_request');
+    assertError(await a.request('POST', '/tenants/_bulk', { tenants: [fresh, { id: 'Bad_Id', name: 'x', expected_products: 1 }] }), 400, 'bad_request');
+    assertError(await a.request('POST', '/tenants/_bulk', { tenants: [] }), 400, 'bad_request');
+    assertError(await a.request('POST', '/tenants/_bulk', [fresh]), 400, 'bad_request');
+    assertError(await a.request('POST', '/tenants/_bulk', { tenants: [fresh, { id: id('bk-g'), name: 'G', expected_products: 1, group: 'no-such-group' }] }), 404);
+    // an alias of the tenant's name that the allocator did not make: refused, the rest not created
+    const foreign = id('bk-foreign');
+    const host = id('bk-host');
+    await es.indices.create({ index: host, aliases: { [aliasFor(foreign)]: {} } });
+    try {
+      assertError(await a.request('POST', '/tenants/_bulk', { tenants: [fresh, { id: foreign, name: 'F', expected_products: 1 }] }), 409, 'alias_exists');
+    } finally {
+      await es.indices.delete({ index: host });
+    }
+    assertError(await a.request('GET', `/tenants/${fresh.id}`), 404);
+    assert.equal(await es.indices.existsAlias({ name: aliasFor(fresh.id) }), false);
+    const indicesAfter = (await es.cat.indices({ index: `${prefix}*`, format: 'json', h: 'index' })).map((r) => r.index).sort();
+    assert.deepEqual(indicesAfter, indicesBefore);
   });
 
   it('rejects malformed JSON, unknown fields, bad ids and negative sizes with 400, bodies not JSON with 415', async () => {

@@ -119,6 +119,16 @@ export class AllocatorClient {
     throw this.error(`POST /tenants ${spec.id}`, res);
   }
 
+  /**
+   * Creates (or confirms) many tenants in one request, all or nothing (POST /tenants/_bulk):
+   * [{ created, tenant }] in the order given.
+   */
+  async createTenants(specs) {
+    const res = await this.request('POST', '/tenants/_bulk', { tenants: specs });
+    if (res.status === 200 || res.status === 201) return res.body.tenants;
+    throw this.error(`POST /tenants/_bulk (${specs.length} tenants)`, res);
+  }
+
   /** Deletes a tenant: the API's answer, or null when there was no such tenant (404). */
   async deleteTenant(id) {
     const res = await this.request('DELETE', `/tenants/${encodeURIComponent(id)}`);
