@@ -131,6 +131,7 @@ export function k8sSettings(env, { file = 'lab.env' } = {}) {
   const port = (key) => Number(need(key, /^[1-9][0-9]{0,4}$/, 'want a port number (1-65535)'));
   // what node-config.js puts in every nodeSet's config, checked as ECK takes it
   need('ES_WRITE_QUEUE', /^-?[0-9]+$/, 'want a number of queued writes, e.g. 10000');
+  need('ES_RECOVERY_MAX_BYTES_PER_SEC', /^[0-9]+(b|kb|mb|gb)$/i, 'want a byte rate per second, e.g. 500mb');
   for (const w of ['LOW', 'HIGH', 'FLOOD']) need(`ES_DISK_WATERMARK_${w}`, null, 'a disk watermark, e.g. 2gb');
   return {
     cluster: need('CLUSTER_NAME', DNS_LABEL, 'the Elasticsearch resource is named after it: lower-case letters, digits and -, e.g. CLUSTER_NAME=tenantlab'),

@@ -190,7 +190,7 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
   assert_equal "$(model '.services.kibana.ports[] | select(.target == 5601) | .published')" "$(env_value KIBANA_PORT)"
 }
 
-@test "every node gets lab.env's cluster name, master, heap, disk watermarks and write queue" {
+@test "every node gets lab.env's cluster name, master, heap, disk watermarks, write queue and recovery rate" {
   local node heap
   heap="$(env_value ES_HEAP)"
   for node in $(es_services); do
@@ -203,6 +203,7 @@ flag() { model --arg s "$1" --arg k "-E$2=" '.services[$s].command[] | select(st
     assert_line "cluster.routing.allocation.disk.watermark.high=$(env_value ES_DISK_WATERMARK_HIGH)"
     assert_line "cluster.routing.allocation.disk.watermark.flood_stage=$(env_value ES_DISK_WATERMARK_FLOOD)"
     assert_line "thread_pool.write.queue_size=$(env_value ES_WRITE_QUEUE)"
+    assert_line "indices.recovery.max_bytes_per_sec=$(env_value ES_RECOVERY_MAX_BYTES_PER_SEC)"
   done
 }
 

@@ -118,7 +118,7 @@ k8s_config() {
   main="$(printf '%s\n' "${lines[@]}" | grep -n '^org\.tenantlab\.nativeruntime\.LabNode$' | cut -d: -f1)"
   [[ -n "$main" ]] || fail "no launcher class"
   assert_equal "$(printf '%s\n' "${lines[@]:main}" | cut -d= -f1 | paste -sd ' ')" \
-    "cluster.name node.name node.roles node.attr.$(env_value LAB_GROUP_ATTR) path.home path.data path.logs network.host http.port transport.port discovery.seed_hosts cluster.initial_master_nodes cluster.routing.allocation.disk.watermark.low cluster.routing.allocation.disk.watermark.high cluster.routing.allocation.disk.watermark.flood_stage thread_pool.write.queue_size node.processors"
+    "cluster.name node.name node.roles node.attr.$(env_value LAB_GROUP_ATTR) path.home path.data path.logs network.host http.port transport.port discovery.seed_hosts cluster.initial_master_nodes cluster.routing.allocation.disk.watermark.low cluster.routing.allocation.disk.watermark.high cluster.routing.allocation.disk.watermark.flood_stage thread_pool.write.queue_size indices.recovery.max_bytes_per_sec node.processors"
   assert_line "discovery.seed_hosts=$(env_value LAB_BIND):$(env_value ES_MASTER_TRANSPORT_PORT)"
   assert_line "http.port=$(env_value ES_DATA_1_HTTP_PORT)"
 }
@@ -136,7 +136,7 @@ setting_lines() {
   # every setting key any variant sets (the attribute under its lab.env name)
   keys="$(for r in native compose k8s; do clean_env packages/contract/bin/node-config json "$r" --lab-dir /l --dist /d --data /l/d --logs /l/l --cpus 0-1 \
     | jq -r '.nodes[].settings | keys[]'; done | sed 's/\${LAB_GROUP_ATTR}/index_group/' | sort -u)"
-  assert_equal "$(grep -c . <<<"$keys")" 18
+  assert_equal "$(grep -c . <<<"$keys")" 19
   while read -r key; do
     # the module writes each one (the search is no empty one)
     [[ "$key" == node.attr.* ]] || setting_lines "$key" packages/contract/src/node-config.js >/dev/null || fail "$key: not found in node-config.js"

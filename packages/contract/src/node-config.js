@@ -153,6 +153,18 @@ const VARIANTS = {
  * A value is a string, a number (ports, the write queue) or a list (node.roles; for compose a
  * reference). Limits: cpuset null = every CPU, cpus null = no quota, memBytes null = no limit.
  */
+/**
+ * ES_RECOVERY_MAX_BYTES_PER_SEC: how fast a node sends or receives shard copies (replicas
+ * built, recoveries after a restart). Elasticsearch's 40mb protects a real network; a lab's
+ * copies cross loopback, and `make up` waits for the seeded indices' replicas. A byte rate
+ * (e.g. 500mb); missing or empty: Elasticsearch's own 40mb.
+ */
+function recoveryRate(env, file) {
+  const value = String(env.ES_RECOVERY_MAX_BYTES_PER_SEC ?? '').trim() || '40mb';
+  if (!/^[0-9]+(b|kb|mb|gb)$/i.test(value)) throw new TopologyError(file, `ES_RECOVERY_MAX_BYTES_PER_SEC=${value}: want a byte rate per second like 500mb or 40mb (Elasticsearch's indices.recovery.max_bytes_per_sec)`);
+  return value;
+}
+
 export function nodeConfigs(model, env, runtime, { resolved, dirs, file = 'lab.env' } = {}) {
   const variant = Object.hasOwn(VARIANTS, runtime) ? VARIANTS[runtime] : null;
   if (!variant) throw new Error(`nodeConfigs: unknown runtime '${runtime}' (${RUNTIMES.join(', ')})`);
@@ -181,6 +193,7 @@ export function nodeConfigs(model, env, runtime, { resolved, dirs, file = 'lab.e
     s['cluster.routing.allocation.disk.watermark.high'] = v('ES_DISK_WATERMARK_HIGH', env.ES_DISK_WATERMARK_HIGH);
     s['cluster.routing.allocation.disk.watermark.flood_stage'] = v('ES_DISK_WATERMARK_FLOOD', env.ES_DISK_WATERMARK_FLOOD);
     s['thread_pool.write.queue_size'] = v('ES_WRITE_QUEUE', number(env.ES_WRITE_QUEUE || '10000'));
+    s['indices.recovery.max_bytes_per_sec'] = v('ES_RECOVERY_MAX_BYTES_PER_SEC', recoveryRate(env, file));
     // A shaped node sizes its thread pools from its share of the machine, as a small machine
     // would (shape.js: the quota, else its CPU count); the JVM alone would see every core under
     // taskset's affinity on some JDKs, and rounds a fractional quota up. SHAPE=off: none set

@@ -40,6 +40,7 @@ test('native: every setting the launcher takes, in order, from lab.env and the s
     'cluster.routing.allocation.disk.watermark.high': labEnv.ES_DISK_WATERMARK_HIGH,
     'cluster.routing.allocation.disk.watermark.flood_stage': labEnv.ES_DISK_WATERMARK_FLOOD,
     'thread_pool.write.queue_size': Number(labEnv.ES_WRITE_QUEUE),
+    'indices.recovery.max_bytes_per_sec': labEnv.ES_RECOVERY_MAX_BYTES_PER_SEC,
     'node.processors': 0.5,
   };
   assert.deepEqual(c['es-data-1'].settings, want);
@@ -77,6 +78,7 @@ test('compose: the same settings as references to lab.env and to the run-time si
     'cluster.routing.allocation.disk.watermark.high': '${ES_DISK_WATERMARK_HIGH}',
     'cluster.routing.allocation.disk.watermark.flood_stage': '${ES_DISK_WATERMARK_FLOOD}',
     'thread_pool.write.queue_size': '${ES_WRITE_QUEUE}',
+    'indices.recovery.max_bytes_per_sec': '${ES_RECOVERY_MAX_BYTES_PER_SEC}',
     'node.processors': '${ES_DATA_1_PROCESSORS_APPLIED:-}',
   });
   assert.deepEqual(d.optional, ['node.processors']);
@@ -112,6 +114,7 @@ test('k8s: what ECK does not set itself, sizes as declared, no mmap', () => {
     'cluster.routing.allocation.disk.watermark.high': labEnv.ES_DISK_WATERMARK_HIGH,
     'cluster.routing.allocation.disk.watermark.flood_stage': labEnv.ES_DISK_WATERMARK_FLOOD,
     'thread_pool.write.queue_size': Number(labEnv.ES_WRITE_QUEUE),
+    'indices.recovery.max_bytes_per_sec': labEnv.ES_RECOVERY_MAX_BYTES_PER_SEC,
     'node.store.allow_mmap': false,
   });
   assert.deepEqual(c['es-data-3'].limits, { cpuset: null, cpus: 1, memBytes: 1536 * 1024 ** 2 });
@@ -147,6 +150,16 @@ test('the heap: half of it caps direct memory; a missing heap is one line naming
   assert.throws(() => jvmOptions('1g', 'other'), /unknown flavour/);
   assert.throws(() => configs('native', { ES_HEAP: '' }), (err) => err instanceof TopologyError && /ES_HEAP is missing/.test(err.message));
   assert.throws(() => nodeConfigs(topology(labEnv), labEnv, 'swarm'), /unknown runtime 'swarm'/);
+});
+
+test('ES_RECOVERY_MAX_BYTES_PER_SEC: every node\'s recovery rate in every runtime; missing is Elasticsearch\'s 40mb; not a byte rate is one line naming the key', () => {
+  for (const runtime of ['native', 'k8s']) {
+    assert.equal(byName(configs(runtime, { ES_RECOVERY_MAX_BYTES_PER_SEC: '250mb' }))['es-data-1'].settings['indices.recovery.max_bytes_per_sec'], '250mb');
+    assert.equal(byName(configs(runtime, { ES_RECOVERY_MAX_BYTES_PER_SEC: '' }))['es-master'].settings['indices.recovery.max_bytes_per_sec'], '40mb');
+  }
+  for (const runtime of ['native', 'compose', 'k8s']) {
+    assert.throws(() => configs(runtime, { ES_RECOVERY_MAX_BYTES_PER_SEC: 'fast' }), (err) => err instanceof TopologyError && /ES_RECOVERY_MAX_BYTES_PER_SEC=fast: want a byte rate/.test(err.message) && !err.message.includes('\n'));
+  }
 });
 
 test('shellLines: NODE FIELD VALUE lines, the java command line in order, the limits', () => {
