@@ -9,9 +9,22 @@ ensure_apt_packages() {
   if [[ $(id -u) -ne 0 ]]; then
     die "missing Debian packages: ${missing[*]}; install them with: sudo apt-get install -y ${missing[*]}"
   fi
-  say "installing Debian packages: ${missing[*]}"
+  say "installing Debian packages: ${missing[*]}..."
+  # apt and dpkg print a line per package unpacked and set up, -qq or not (prometheus alone: about
+  # 60): kept in a log that is shown only when the install fails, one line when it succeeds
+  local log t0=$SECONDS
+  log="$(mktemp "${TMPDIR:-/tmp}/tenantlab-apt.XXXXXX")"
   # The package lists of a fresh machine may be empty or stale
-  apt-get update -qq >&2 || die "apt-get update failed: check the network to the Debian mirror"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 \
-    || die "apt-get install ${missing[*]} failed"
+  if ! apt-get update -qq >"$log" 2>&1; then
+    tail -n 20 "$log" >&2
+    rm -f "$log"
+    die "apt-get update failed: check the network to the Debian mirror"
+  fi
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
+    tail -n 20 "$log" >&2
+    rm -f "$log"
+    die "apt-get install ${missing[*]} failed (its last lines above)"
+  fi
+  say "  installed in $((SECONDS - t0))s ($(grep -c '^Setting up ' "$log") packages with their dependencies)"
+  rm -f "$log"
 }

@@ -46,3 +46,52 @@ maven_output() {
   assert_equal "${#lines[@]}" 2
   grep -q "Downloaded from" "$cache/native/maven-build.log"
 }
+
+# fake_apt DIR EXIT: an apt-get that prints what apt and dpkg print installing two packages
+# (-qq or not), then exits EXIT; and a dpkg-query that knows no package
+fake_apt() {
+  mkdir -p "$1"
+  cat >"$1/apt-get" <<SH
+#!/bin/sh
+[ "\$1" = update ] && exit 0
+echo "debconf: delaying package configuration, since apt-utils is not installed"
+for p in libjs-a libjs-b; do
+  echo "Selecting previously unselected package \$p."
+  echo "Preparing to unpack .../\$p.deb ..."
+  echo "Unpacking \$p (1.0) ..."
+  echo "Setting up \$p (1.0) ..."
+done
+[ $2 = 0 ] || echo "E: Sub-process /usr/bin/dpkg returned an error code (1)"
+exit $2
+SH
+  printf '#!/bin/sh\nexit 1\n' >"$1/dpkg-query"
+  chmod +x "$1/apt-get" "$1/dpkg-query"
+}
+
+# not_root_says_what_to_run: as another user than root (the lab's machines run as root), the one
+# line saying what to run is what there is to check; true then
+not_root_says_what_to_run() {
+  [[ $(id -u) -ne 0 ]] || return 1
+  run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" LAB_NODE_SKIP=1 bash -c 'source scripts/lib/config.sh; source scripts/lib/apt.sh; ensure_apt_packages tenantlab-fake'
+  assert_failure
+  assert_output --partial "install them with: sudo apt-get install -y tenantlab-fake"
+}
+
+@test "installing Debian packages: two lines, apt's and dpkg's kept out of sight" {
+  fake_apt "$BATS_TEST_TMPDIR/bin" 0
+  not_root_says_what_to_run && return
+  run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" LAB_NODE_SKIP=1 bash -c 'source scripts/lib/config.sh; source scripts/lib/apt.sh; ensure_apt_packages tenantlab-fake'
+  assert_success
+  assert_line --index 0 "installing Debian packages: tenantlab-fake..."
+  assert_line --index 1 --regexp '^  installed in [0-9]+s \(2 packages with their dependencies\)$'
+  assert_equal "${#lines[@]}" 2
+}
+
+@test "a failed Debian install: apt's last lines, then one line naming the packages, non-zero" {
+  fake_apt "$BATS_TEST_TMPDIR/bin" 100
+  not_root_says_what_to_run && return
+  run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" LAB_NODE_SKIP=1 bash -c 'source scripts/lib/config.sh; source scripts/lib/apt.sh; ensure_apt_packages tenantlab-fake'
+  assert_failure
+  assert_line "E: Sub-process /usr/bin/dpkg returned an error code (1)"
+  assert_equal "${lines[-1]}" "error: apt-get install tenantlab-fake failed (its last lines above)"
+}
