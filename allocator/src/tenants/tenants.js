@@ -99,7 +99,8 @@ export class Tenants {
       }));
       const undo = [];
       try {
-        // the indices at once: Elasticsearch batches their creation in one cluster-state update
+        // the indices they need side by side (each waits for its primaries: one after the other,
+        // each took 0.5-1.1 s here)
         const made = await Promise.allSettled(decisions.filter((d) => d.create).map((d) => createManagedIndex(this.ctx, d.create, undo)));
         const failed = made.find((m) => m.status === 'rejected');
         if (failed) throw failed.reason;
