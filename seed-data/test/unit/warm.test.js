@@ -4,7 +4,7 @@ import { generateTenants } from '@tenantlab/dataset/tenants';
 import { loadProfile } from '@tenantlab/dataset/profiles';
 import { catalogItems } from '@tenantlab/dataset/catalog';
 import { queryLogLines } from '../../src/generate/querylog.js';
-import { nodesKey, percentile, SCRATCH_INDEX, scratchBulks, scratchIndexBody, warmFigures, warmRequests, warmUp, warmWrites } from '../../src/warm/warm.js';
+import { mergesRunning, nodesKey, percentile, SCRATCH_INDEX, scratchBulks, scratchIndexBody, warmFigures, warmRequests, warmUp, warmWrites } from '../../src/warm/warm.js';
 
 const tenants = generateTenants({ seed: 1, profile: loadProfile('ci'), prefix: 'wm' });
 
@@ -96,6 +96,35 @@ test('warmUp: keeps `inFlight` searches going until the deadline; a store gone (
   assert.ok(r.seconds >= 1 && r.seconds < 1.1, `ran ${r.seconds} s`);
   // nothing to send: no loop at all
   assert.equal((await warmUp(client, [], { seconds: 1, now: clock.now })).requests, 0);
+});
+
+test('warmUp: on past `seconds` while busy() says the cluster is settling, never past maxSeconds', async () => {
+  const clock = fakeClock();
+  const client = { transport: { async request() { clock.advance(10); return {}; } } };
+  const reqs = [{ index: 'tenant-a', storeId: 'a', body: {} }];
+  let checks = 0;
+  // busy for the first two checks (merges running), then settled
+  let r = await warmUp(client, reqs, { seconds: 1, inFlight: 1, now: clock.now, maxSeconds: 60, busy: async () => ++checks <= 2 });
+  assert.equal(checks, 3);
+  assert.ok(r.seconds >= 5 && r.seconds < 5.1, `ran ${r.seconds} s: 1 s, then 2 s twice`);
+  assert.ok(r.extended_s >= 4 && r.extended_s < 4.1);
+  assert.equal(r.samples.length, r.requests);
+  assert.ok(r.samples.at(-1).at > 4000, 'the samples of the extension are timed from the start');
+  // always busy: stops at maxSeconds
+  r = await warmUp(client, reqs, { seconds: 1, inFlight: 1, now: clock.now, maxSeconds: 7, busy: async () => true });
+  assert.ok(r.seconds >= 7 && r.seconds < 7.1, `ran ${r.seconds} s`);
+  // never busy, or no busy(): just `seconds`
+  r = await warmUp(client, reqs, { seconds: 1, inFlight: 1, now: clock.now, busy: async () => false });
+  assert.ok(r.seconds < 1.1 && r.extended_s === 0);
+});
+
+test('mergesRunning: the merges running on every node, summed', async () => {
+  const client = { nodes: { async stats(params) {
+    assert.deepEqual(params.index_metric, 'merge');
+    return { nodes: { a: { indices: { merges: { current: 2 } } }, b: { indices: { merges: { current: 0 } } }, c: {} } };
+  } } };
+  assert.equal(await mergesRunning(client), 2);
+  assert.equal(await mergesRunning({ nodes: { stats: async () => ({}) } }), 0);
 });
 
 test('warmWrites: one bulk per `everyMs`, stops at the deadline, counts stored documents', async () => {
