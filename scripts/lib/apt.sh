@@ -15,16 +15,11 @@ ensure_apt_packages() {
   local log t0=$SECONDS
   log="$(mktemp "${TMPDIR:-/tmp}/tenantlab-apt.XXXXXX")"
   # The package lists of a fresh machine may be empty or stale
-  if ! apt-get update -qq >"$log" 2>&1; then
-    tail -n 20 "$log" >&2
-    rm -f "$log"
-    die "apt-get update failed: check the network to the Debian mirror"
-  fi
-  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
-    tail -n 20 "$log" >&2
-    rm -f "$log"
-    die "apt-get install ${missing[*]} failed (its last lines above)"
-  fi
+  # quietly CMD...: its output into the log; on failure the log's last lines, then the error
+  quietly() { "$@" >"$log" 2>&1 || { tail -n 20 "$log" >&2; rm -f "$log"; return 1; }; }
+  quietly apt-get update -qq || die "apt-get update failed: check the network to the Debian mirror"
+  quietly env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+    || die "apt-get install ${missing[*]} failed (its last lines above)"
   say "  installed in $((SECONDS - t0))s ($(grep -c '^Setting up ' "$log") packages with their dependencies)"
   rm -f "$log"
 }

@@ -141,6 +141,18 @@ const VARIANTS = {
 };
 
 /**
+ * ES_RECOVERY_MAX_BYTES_PER_SEC: how fast a node sends or receives shard copies (replicas
+ * built, recoveries after a restart). Elasticsearch's 40mb protects a real network; a lab's
+ * copies cross loopback, and `make up` waits for the seeded indices' replicas. A byte rate
+ * (e.g. 500mb); missing or empty: Elasticsearch's own 40mb.
+ */
+function recoveryRate(env, file) {
+  const value = String(env.ES_RECOVERY_MAX_BYTES_PER_SEC ?? '').trim() || '40mb';
+  if (!/^[0-9]+(b|kb|mb|gb)$/i.test(value)) throw new TopologyError(file, `ES_RECOVERY_MAX_BYTES_PER_SEC=${value}: want a byte rate per second like 500mb or 40mb (Elasticsearch's indices.recovery.max_bytes_per_sec)`);
+  return value;
+}
+
+/**
  * THE function: every node's config for one runtime.
  *   model     topology(env)
  *   env       lab.env's values (loadLabEnv: merged with the environment)
@@ -153,18 +165,6 @@ const VARIANTS = {
  * A value is a string, a number (ports, the write queue) or a list (node.roles; for compose a
  * reference). Limits: cpuset null = every CPU, cpus null = no quota, memBytes null = no limit.
  */
-/**
- * ES_RECOVERY_MAX_BYTES_PER_SEC: how fast a node sends or receives shard copies (replicas
- * built, recoveries after a restart). Elasticsearch's 40mb protects a real network; a lab's
- * copies cross loopback, and `make up` waits for the seeded indices' replicas. A byte rate
- * (e.g. 500mb); missing or empty: Elasticsearch's own 40mb.
- */
-function recoveryRate(env, file) {
-  const value = String(env.ES_RECOVERY_MAX_BYTES_PER_SEC ?? '').trim() || '40mb';
-  if (!/^[0-9]+(b|kb|mb|gb)$/i.test(value)) throw new TopologyError(file, `ES_RECOVERY_MAX_BYTES_PER_SEC=${value}: want a byte rate per second like 500mb or 40mb (Elasticsearch's indices.recovery.max_bytes_per_sec)`);
-  return value;
-}
-
 export function nodeConfigs(model, env, runtime, { resolved, dirs, file = 'lab.env' } = {}) {
   const variant = Object.hasOwn(VARIANTS, runtime) ? VARIANTS[runtime] : null;
   if (!variant) throw new Error(`nodeConfigs: unknown runtime '${runtime}' (${RUNTIMES.join(', ')})`);
