@@ -50,6 +50,14 @@ export function startupBlock(r, { link }) {
       lines.push(`| after a restart of the nodes (data kept), the first \`make load\`: storefront p95 without the warm-up (\`LAB_WARMUP=0s\`, verdict ${rs.cold.verdict}) | ${rs.cold.storefront_p95_ms.toFixed(1)} ms | the baseline |`);
       lines.push(`| the same with it (verdict ${rs.warm.verdict}) | ${rs.warm.storefront_p95_ms.toFixed(1)} ms (${ratio.toFixed(2)}x the baseline) | <= ${t.first_load_p95_ms} ms: ${met(rs.warm.storefront_p95_ms <= t.first_load_p95_ms)} |`);
     }
+    // the shape's cost on this path: the seeded make up and its first load again with SHAPE=off
+    const off = s.unshaped;
+    if (off) {
+      const shaped = `SHAPE=${r.lab.shape || 'unset'}`;
+      lines.push(`| with \`SHAPE=off\` (no quota, every node on every CPU: the shape's baseline, same run): \`make up\` with the ${s.profile} profile seeded, from an empty lab${off.warmup_s ? ` (its ${off.warmup_s.toFixed(0)} s warm-up included)` : ''} | ${off.up_s.toFixed(1)} s; ${shaped} ${(s.up_s / off.up_s).toFixed(2)}x | the baseline |`);
+      lines.push(`| its seeding (${int(off.documents)} documents in ${off.seed_s.toFixed(1)} s) | ${int(off.seed_rate)} docs/s; ${shaped} ${(s.seed_rate / off.seed_rate).toFixed(2)}x | the baseline |`);
+      if (off.first_load && fl) lines.push(`| the first \`make load\` right after it: storefront p95 (${int(off.first_load.storefront_requests)} page views, verdict ${off.first_load.verdict}) | ${off.first_load.storefront_p95_ms.toFixed(1)} ms; ${shaped} ${(fl.storefront_p95_ms / off.first_load.storefront_p95_ms).toFixed(2)}x | the baseline |`);
+    }
   }
   return lines.join('\n');
 }

@@ -151,6 +151,18 @@ missing_result_is_one_line() {
   missing_result_is_one_line "$copy" tests/bench/figures.mjs "$result" bench-startup
 }
 
+@test "make bench-startup's SHAPE=off round is rendered beside the shaped one, as ratios against it" {
+  local copy="$BATS_TEST_TMPDIR/repo" result=tests/bench/results/bench-startup.json
+  bench_copy "$copy" tests/bench tests/bench/figures.mjs
+  jq '.lab.shape = "groups" | .seeded.up_s = 150 | .seeded.seed_rate = 9000 | .seeded.first_load.storefront_p95_ms = 80
+      | .seeded.unshaped = {up_s: 120, documents: 1000000, seed_s: 80, seed_rate: 12500, warmup_s: 30, first_load: {storefront_p95_ms: 40, storefront_avg_ms: 20, storefront_requests: 600, verdict: "pass"}}' \
+    "$REPO/$result" >"$copy/$result"
+  render_follows "$copy" docs/benchmarks.md
+  grep -F 'with `SHAPE=off`' "$copy/docs/benchmarks.md" | grep -qF '| 120.0 s; SHAPE=groups 1.25x | the baseline |' || fail "the unshaped make up and its ratio (150 / 120) are not shown"
+  grep -qF '| 12,500 docs/s; SHAPE=groups 0.72x | the baseline |' "$copy/docs/benchmarks.md" || fail "the unshaped seeding and its ratio (9000 / 12500) are not shown"
+  grep -qF '| 40.0 ms; SHAPE=groups 2.00x | the baseline |' "$copy/docs/benchmarks.md" || fail "the unshaped first load and its ratio (80 / 40) are not shown"
+}
+
 @test "make bench-allocator's figures are rendered from its committed result: a slower API shows as missed, a missing result is one line" {
   local copy="$BATS_TEST_TMPDIR/repo" result=allocator/bench/results/bench-allocator.json
   bench_copy "$copy" allocator/bench allocator/bench/figures.mjs
