@@ -193,7 +193,7 @@ function environmentList(results) {
   const kind = workloadOf(results);
   const load = kind === 'ingest' ? `${w.clients} clients, each sending its next bulk of ${w.bulk_docs} documents when the last is answered (rejections counted, never retried)`
     : kind === 'many-shards' ? `${w.clients} clients creating indices of 1 shard and 0 replicas, ${w.docs_per_index} documents into each; bounded by ${w.measure}`
-      : w.model === 'open' ? `open model, ${fmtNumber(w.rate)} requests/s` : `closed model, ${w.vus} VUs, think time ${fmtNumber(w.think_ms)} ms`;
+      : w.model === 'open' ? `open model, ${fmtNumber(w.rate)} requests/s${w.rate_of_saturation ? ` (${fmtNumber(w.rate_of_saturation * 100)}% of the lab's measured saturation)` : ''}` : `closed model, ${w.vus} VUs, think time ${fmtNumber(w.think_ms)} ms`;
   const dataLine = kind === 'search'
     ? `data: profile ${data.profile}, scale ${data.scale}, seed ${data.seed}: ${fmtNumber(data.stores)} stores, ${fmtNumber(data.documents)} documents, ${fmtBytes(data.bytes)} (the same documents in every variant)`
     : `data: document profile ${data.profile} (${data.kind}), seed ${data.seed}: documents of about ${fmtNumber(data.document_bytes)} bytes, bulks of about ${fmtBytes(data.bulk_bytes)}; new indices for every repetition, deleted after it`;
@@ -222,6 +222,24 @@ export function roundsText(results) {
   return `rounds in an order drawn from seed ${seed} (${rounds.map((r, i) => `${i + 1}: ${r.join(', ')}`).join('; ')})`;
 }
 
+/**
+ * results.calibration in words, for the report's protocol paragraph ('' when the rates were the
+ * spec's own): the windows that measured the lab's saturation and the rates they gave.
+ */
+export function calibrationText(results) {
+  const c = results.calibration;
+  if (!c?.passes?.length) return '';
+  const rps = c.passes.map((p) => fmtNumber(p.throughput_rps)).join(', ');
+  const w = results.plan.workload;
+  const rates = [
+    c.rate !== null && c.rate !== undefined ? `the storefront at ${fmtNumber(c.rate)} page views/s (${fmtNumber(w.rate_of_saturation * 100)}%)` : null,
+    ...[...new Map(results.variants.filter((v) => c.burst_rates?.[v.name] !== undefined).map((v) => [c.burst_rates[v.name], v.burst.rate_of_saturation])).entries()]
+      .map(([rate, share]) => `the bot at ${fmtNumber(rate)} pages/s (${fmtNumber(share * 100)}%)`),
+  ].filter(Boolean).join(', ');
+  const head = `The rates are shares of the lab's saturation, measured on it after a cold round run saturated: ${c.passes.length} windows of ${c.window_s} s of ${c.variant}'s stores with ${c.vus} shoppers and no think time until two in a row agreed within ${c.tolerance * 100}% (${rps} page views/s)`;
+  return `${head}${c.steady ? '' : ', **never steady** (the last window\'s figure was used)'}: saturation ${fmtNumber(c.saturation_rps)} page views/s, so ${rates}. `;
+}
+
 /** results.settle in words, for the report's protocol paragraph ('' when the run had none). */
 function settleText(s) {
   if (!s?.passes?.length) return '';
@@ -239,7 +257,7 @@ function shortfallText(results) {
 /** The cold round and the position check, for the protocol paragraph. */
 function orderText(results) {
   const budget = results.plan.over_budget ? `The full run is planned over the 30-minute budget: ${results.plan.over_budget}. ` : '';
-  const cold = `${budget}${results.plan.cold_round ? `Before the first measured round: ${results.plan.cold_round}. ` : ''}${settleText(results.settle)}`;
+  const cold = `${budget}${results.plan.cold_round ? `Before the first measured round: ${results.plan.cold_round}. ` : ''}${calibrationText(results)}${settleText(results.settle)}`;
   const pos = results.position_effect;
   if (!pos) return cold;
   const which = pos.directions ? pos.directions.map((c) => `"${c}"`).join(', ') : pos.flagged.join(', ');

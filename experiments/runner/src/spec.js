@@ -75,6 +75,10 @@ const BURST_GROUPS = ['same', 'other'];
 const BURST_KINDS = ['bot', 'resubmit'];
 const BURST_STORES = ['biggest', 'smallest'];
 const RESUBMIT_KEYS = ['writers', 'bulk_size'];
+// A rate may be a share of what the lab answers when saturated, measured at the run's start
+// (run/calibrate.js): `rate: { saturation: 0.4 }`. Fixed rates are one machine's: a spec
+// calibrated on a slow machine makes no noisy neighbour on one four times faster.
+const SATURATION_KEYS = ['saturation'];
 // The closed loop (the noisy-neighbour and noisy-writer experiments): the variant's stores are
 // placed by a real allocator the runner starts, whose auto-isolation moves the store it finds
 // hot; the values are its policy (allocator/policy.json observe, hot, auto) for the run.
@@ -387,7 +391,7 @@ function checkBurst(c, v, path) {
   if (burst.to <= burst.from) c.fail(`${path}.to`, `must be after from (${burst.from}; got ${burst.to})`);
   if (kind === 'bot') {
     for (const k of RESUBMIT_KEYS) if (b[k] !== undefined) c.fail(`${path}.${k}`, 'only for kind: resubmit (a search bot takes rate)');
-    burst.rate = b.rate === undefined ? 30 : c.number(b.rate, `${path}.rate`, [1, 1000]);
+    Object.assign(burst, b.rate === undefined ? { rate: 30 } : rateOf(c, b.rate, `${path}.rate`, [1, 1000]));
   } else {
     // the writers go as fast as their bulks are answered: a rate would be a setting nobody applies
     if (b.rate !== undefined) c.fail(`${path}.rate`, 'not for kind: resubmit (its writers send the next bulk when the last is answered; set writers and bulk_size)');
@@ -428,6 +432,29 @@ function checkObjective(c, iso, path, windowS) {
   return out;
 }
 
+/**
+ * A `rate:` -> { rate } (a number in `range`, exclusive of its low end when exclusiveMin), or
+ * { rate: null, rate_of_saturation } for `{ saturation: share }`: the runner sets the rate once
+ * it has measured the lab's saturation (run/calibrate.js).
+ */
+function rateOf(c, v, path, range, { exclusiveMin = false } = {}) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return { rate: c.number(v, path, range, { exclusiveMin }) };
+  const m = c.mapping(v, path, SATURATION_KEYS);
+  c.required(m.saturation, `${path}.saturation`, "the share of the lab's saturation rate, e.g. 0.4");
+  return { rate: null, rate_of_saturation: c.number(m.saturation, `${path}.saturation`, [0, 2], { exclusiveMin: true }) };
+}
+
+// The calibration's windows (run/calibrate.js): closed shoppers with no think time, windows
+// until two in a row agree within `tolerance`, at most maxPasses. 8 shoppers: the count that
+// saturated the Intel Xeon lab the noisy-neighbour shares were measured on (300-320 page views/s).
+export const CALIBRATION = Object.freeze({ vus: 8, rampS: 2, warmS: 3, windowS: 15, tolerance: 0.1, maxPasses: 4 });
+export const CALIBRATION_QUICK = Object.freeze({ vus: 8, rampS: 1, warmS: 2, windowS: 5, tolerance: 0.15, maxPasses: 3 });
+// a window's load engine start and stop, beside its phases (estimatedSeconds)
+const LOAD_START_S = 3;
+
+/** Whether a plan has a rate that is a share of the lab's saturation (the workload's or a burst's). */
+export const needsCalibration = (plan) => Boolean(plan.workload.rate_of_saturation || plan.variants.some((v) => v.burst?.rate_of_saturation));
+
 function checkRun(c, w, path, base) {
   const out = { ...base };
   if (writesDocuments(out)) {
@@ -462,14 +489,17 @@ function checkRun(c, w, path, base) {
   }
   if (w.vus !== undefined) out.vus = c.integer(w.vus, `${path}.vus`, LIMITS.vus);
   if (w.think_ms !== undefined) out.think_ms = c.number(w.think_ms, `${path}.think_ms`, [0, 600000]);
-  if (w.rate !== undefined) out.rate = w.rate === null ? null : c.number(w.rate, `${path}.rate`, [0, 100000], { exclusiveMin: true });
+  if (w.rate !== undefined) {
+    delete out.rate_of_saturation;
+    Object.assign(out, w.rate === null ? { rate: null } : rateOf(c, w.rate, `${path}.rate`, [0, 100000], { exclusiveMin: true }));
+  }
   if (w.ramp_up !== undefined) out.ramp_up = c.duration(w.ramp_up, `${path}.ramp_up`);
   if (w.warmup !== undefined) out.warmup = c.duration(w.warmup, `${path}.warmup`);
   if (w.measure !== undefined) out.measure = c.duration(w.measure, `${path}.measure`, { positive: true });
   // the model decides which knobs mean something: a knob of the other model is a mistake
-  if (out.model === 'closed' && out.rate !== null) c.fail(`${path}.rate`, `only for model: open (got ${got(out.rate)}); a closed model takes vus and think_ms`);
+  if (out.model === 'closed' && (out.rate !== null || out.rate_of_saturation)) c.fail(`${path}.rate`, `only for model: open (got ${got(w.rate ?? out.rate)}); a closed model takes vus and think_ms`);
   if (out.model === 'open') {
-    if (out.rate === null) c.fail(`${path}.rate`, 'missing (model: open needs a rate in requests/s)');
+    if (out.rate === null && !out.rate_of_saturation) c.fail(`${path}.rate`, "missing (model: open needs a rate in requests/s, or { saturation: share } of the lab's saturation)");
     if (out.think_ms !== 0) c.fail(`${path}.think_ms`, `only for model: closed (got ${got(out.think_ms)}); an open model paces by rate`);
   }
   return out;
@@ -498,6 +528,12 @@ function checkWorkloadFits(c, { dataset, variants, workload, doc }) {
   for (const [path, name] of [['dataset.profile', dataset.profile], ['dataset.quick.profile', dataset.quick.profile]]) {
     if (writes && !isDocumentProfile(name)) c.fail(path, `scenario: ${workload.scenario} writes documents of a document profile: ${docs.join(', ')} (got ${got(name)}, a store profile)`);
     if (!writes && isDocumentProfile(name)) c.fail(path, `the ${workload.scenario} workload searches stores of a store profile: ${stores.join(', ')} (got ${got(name)}, a document profile for scenario: ingest or many-shards)`);
+  }
+  // the saturation is measured with the storefront's own mix (run/calibrate.js): a replayed
+  // log's pace is the log's
+  if (workload.scenario !== 'storefront') {
+    if (workload.rate_of_saturation || workload.quick.rate_of_saturation) c.fail('workload.rate.saturation', `only for scenario: storefront (the lab's saturation is measured with its page views; got ${workload.scenario})`);
+    variants.forEach((v, i) => { if (v.burst?.rate_of_saturation) c.fail(`variants[${i}].burst.rate.saturation`, `only for scenario: storefront (got ${workload.scenario})`); });
   }
   if (!writes) return;
   if (doc.dataset?.scale !== undefined) c.fail('dataset.scale', `not for scenario: ${workload.scenario} (what is written is set by the workload)`);
@@ -843,7 +879,9 @@ export function estimatedSeconds(plan) {
   const short = w.ramp_up_s + w.warmup_s;
   const { starts, fullWindows, shortWindows } = labStarts(plan);
   const cold = plan.quick ? (plan.dataset.kind ? 0 : starts * short) : fullWindows * window + shortWindows * short;
-  return Math.round(plan.variants.length * plan.repetitions * window + plan.variants.length * build + cold + (starts - 1) * LAB_RESTART_S);
+  // calibrating (needsCalibration): typically three of its windows, once
+  const cal = needsCalibration(plan) ? ((c) => 3 * (c.rampS + c.warmS + c.windowS + LOAD_START_S))(plan.quick ? CALIBRATION_QUICK : CALIBRATION) : 0;
+  return Math.round(plan.variants.length * plan.repetitions * window + plan.variants.length * build + cold + cal + (starts - 1) * LAB_RESTART_S);
 }
 
 // a lab's restart between rounds: about half a minute on the 2-core machine

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 import { SpecError } from '../src/errors.js';
-import { checkSpec, durationSeconds, estimatedSeconds, labStarts, listSpecs, loadSpec, measuredOrder, profileNames, resolveSpec, shownPath } from '../src/spec.js';
+import { checkSpec, durationSeconds, estimatedSeconds, labStarts, listSpecs, loadSpec, measuredOrder, needsCalibration, profileNames, resolveSpec, shownPath } from '../src/spec.js';
 
 const fixtures = new URL('./fixtures/specs/', import.meta.url).pathname;
 const fixture = (name) => join(fixtures, `${name}.yaml`);
@@ -127,7 +127,14 @@ const cases = [
   ['duration', (d) => { d.workload = { measure: '2 min' }; }, 'workload.measure: must be a duration like 30s, 2m or 1m30s (got "2 min")'],
   ['measure 0', (d) => { d.workload = { measure: '0s' }; }, 'workload.measure: must be longer than 0s (got "0s")'],
   ['rate in a closed model', (d) => { d.workload = { rate: 20 }; }, 'workload.rate: only for model: open (got 20); a closed model takes vus and think_ms'],
-  ['open without rate', (d) => { d.workload = { model: 'open' }; }, 'workload.rate: missing (model: open needs a rate in requests/s)'],
+  ['open without rate', (d) => { d.workload = { model: 'open' }; }, "workload.rate: missing (model: open needs a rate in requests/s, or { saturation: share } of the lab's saturation)"],
+  ['a share of saturation in a closed model', (d) => { d.workload = { rate: { saturation: 0.4 } }; }, 'workload.rate: only for model: open (got a mapping); a closed model takes vus and think_ms'],
+  ['a share of saturation of 0', (d) => { d.workload = { model: 'open', rate: { saturation: 0 } }; }, 'workload.rate.saturation: must be a number above 0 and at most 2 (got 0)'],
+  ['a share of saturation as text', (d) => { d.workload = { model: 'open', rate: { saturation: '40%' } }; }, 'workload.rate.saturation: must be a number above 0 and at most 2 (got "40%")'],
+  ['a share of saturation missing', (d) => { d.workload = { model: 'open', rate: {} }; }, "workload.rate.saturation: missing (the share of the lab's saturation rate, e.g. 0.4)"],
+  ['a rate mapping typo', (d) => { d.workload = { model: 'open', rate: { saturaton: 0.4 } }; }, 'workload.rate.saturaton: unknown key; did you mean saturation? (allowed: saturation)'],
+  ['a share of saturation of a replayed log', (d) => { d.workload = { scenario: 'replay', model: 'open', rate: { saturation: 0.4 } }; }, 'workload.rate.saturation: only for scenario: storefront (the lab\'s saturation is measured with its page views; got replay)'],
+  ['a bot at a share of saturation too high', (d) => { loop(d, {}); d.variants[0].burst.rate = { saturation: 2.5 }; }, 'variants[0].burst.rate.saturation: must be a number above 0 and at most 2 (got 2.5)'],
   ['think time in an open model', (d) => { d.workload = { model: 'open', rate: 5, think_ms: 100 }; }, 'workload.think_ms: only for model: closed (got 100); an open model paces by rate'],
   ['quick vus', (d) => { d.workload = { quick: { vus: 0 } }; }, 'workload.quick.vus: must be a positive integer (got 0)'],
   ['quick typo', (d) => { d.workload = { quick: { measur: '5s' } }; }, 'workload.quick.measur: unknown key; did you mean measure? (allowed: vus, think_ms, rate, ramp_up, warmup, measure, clients, bulk_docs, bulk_bytes, docs_per_index, indices_scale)'],
@@ -184,6 +191,24 @@ for (const [what, change, message] of cases) {
     throwsSpec(() => checkSpec(changed, file), `${shownPath(file)}: ${message}`);
   });
 }
+
+test('rates as shares of the lab\'s saturation: no rate until the run measures it; QUICK may fix one; needsCalibration says when', () => {
+  const doc = structuredClone(base);
+  doc.workload = { model: 'open', rate: { saturation: 0.4 }, quick: { rate: 20 } };
+  loop(doc, {});
+  doc.variants[0].burst.rate = { saturation: 0.32 };
+  const s = checkSpec(doc, fixture('good-minimal'));
+  assert.deepEqual([s.workload.rate, s.workload.rate_of_saturation], [null, 0.4]);
+  assert.deepEqual([s.workload.quick.rate, s.workload.quick.rate_of_saturation], [20, undefined], 'a fixed QUICK rate replaces the share');
+  assert.deepEqual(s.variants[0].burst, { kind: 'bot', from: 0.2, to: 1, rate: null, rate_of_saturation: 0.32 });
+  const full = resolveSpec(s);
+  const quick = resolveSpec(s, { quick: true });
+  assert.equal(needsCalibration(full), true);
+  assert.equal(needsCalibration(quick), true, "the bot's share still needs it");
+  doc.variants[0].burst.rate = 50;
+  assert.equal(needsCalibration(resolveSpec(checkSpec(doc, fixture('good-minimal')), { quick: true })), false, 'every rate fixed');
+  assert.ok(estimatedSeconds(full) > estimatedSeconds({ ...full, workload: { ...full.workload, rate: 50, rate_of_saturation: undefined }, variants: full.variants.map((v) => ({ ...v, burst: v.burst && { ...v.burst, rate: 30, rate_of_saturation: undefined } })) }), 'the calibration is in the estimate');
+});
 
 test('a closed loop: the relative objective and the probe pace when set, left to the allocator when not; a burst of either kind', () => {
   const doc = structuredClone(base);
@@ -265,9 +290,11 @@ test('the delivered experiments are valid and fit the 30 minutes of a full run e
   // the writer's two directions are the bot's first two (the bot's third is on its control)
   assert.deepEqual([nw.dataset, nw.workload.scenario, nw.repetitions, nw.report, nw.expect.map((e) => [e.metrics, e.form])], [nn.dataset, nn.workload.scenario, nn.repetitions, nn.report, nn.expect.slice(0, 2).map((e) => [e.metrics, e.form])]);
   assert.deepEqual(nn.expect[2], { ...nn.expect[1], claim: nn.expect[2].claim, variants: ['isolated', 'elsewhere'], times: 1.15 });
-  // the bot's shoppers arrive at a rate (an open model below saturation); the writer's window
+  // the bot's shoppers arrive at a rate (an open model below saturation), the bot at one that
+  // takes its group to capacity, both shares of the lab's saturation; the writer's window
   // outlasts the move of the biggest store
-  assert.deepEqual([nn.workload.model, nn.workload.rate, nw.workload.measure], ['open', 120, '150s']);
+  assert.deepEqual([nn.workload.model, nn.workload.rate, nn.workload.rate_of_saturation, nw.workload.measure], ['open', null, 0.4, '150s']);
+  assert.deepEqual(nn.variants.map((v) => [v.burst.rate, v.burst.rate_of_saturation]), [[null, 0.3], [null, 0.3], [null, 0.3]]);
   // the sweep runs on equal data nodes of half a core each, on a lab of its own
   const sweep = all[0];
   assert.ok(sweep.variants.every((v) => v.lab?.data_node?.cpus === 0.5));

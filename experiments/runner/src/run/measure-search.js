@@ -19,9 +19,10 @@ export function unmeasuredSearch(run, v, dir, workload, tag) {
 }
 
 /** The cold round's window of a variant: a full window as measured ones have them (QUICK: a one-second one), not kept. */
-export async function warmUpSearch(run, v, warmDir, { full = !run.plan.quick } = {}) {
+export async function warmUpSearch(run, v, warmDir, { full = !run.plan.quick, workload = null } = {}) {
   try {
-    await unmeasuredSearch(run, v, warmDir, warmWorkload(run.plan, full), 'warmup');
+    // `workload`: the plan's phases under another load (calibrate.js: saturated, before the rates are known)
+    await unmeasuredSearch(run, v, warmDir, warmWorkload({ ...run.plan, workload: workload ?? run.plan.workload }, full), 'warmup');
   } finally {
     rmSync(warmDir, { recursive: true, force: true });
   }

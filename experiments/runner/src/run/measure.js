@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { esReason } from '@tenantlab/contract/errors';
 import { RunError } from '../errors.js';
 import { fmtWithUnit } from '../format.js';
+import { calibrateRates, calibrationOf, needsCalibration, saturatingWorkload } from './calibrate.js';
 import { buildLayout } from './layouts.js';
 import { measureIngest, warmUpIngest } from './measure-ingest.js';
 import { measureManyShards, warmUpManyShards } from './measure-many-shards.js';
@@ -119,10 +120,19 @@ async function prepareLab(run, vname, { restarted, fresh }) {
   // write workloads not at all (their QUICK windows are seconds: nothing to compare)
   const warm = plan.quick ? (data.writes ? [] : lab.sameLab(vname).slice(0, 1)) : lab.sameLab(vname);
   if (!restarted) return;
+  // rates given as shares of the lab's saturation (calibrate.js) are measured on the first lab,
+  // warm: its cold round runs saturated (no rate yet), the calibration's windows right after
+  const uncalibrated = fresh && !run.results.calibration && needsCalibration(plan);
+  const coldWorkload = uncalibrated ? saturatingWorkload(plan.workload, calibrationOf(plan).vus) : null;
   // A lab started on new data: a full window of every variant (the cold round). A lab restarted
   // on the same data between rounds (its page cache survives the JVMs): a full window of the
   // variant measured next, ramp-up and warm-up of the others
-  for (const v of warm) await warmUp(run, v, { full: !plan.quick && (fresh || v.name === vname) });
+  for (const v of warm) await warmUp(run, v, { full: !plan.quick && (fresh || v.name === vname), workload: coldWorkload });
+  if (uncalibrated) {
+    const first = lab.sameLab(vname)[0];
+    run.results.calibration = await calibrateRates(run, first, join(run.dir, 'repetitions', `00-calibrate-${first.name}`));
+    run.write();
+  }
   // a lab whose JVMs are new can stay slow for minutes after its cold round (settle.js)
   if (fresh && !data.writes && !data.manyShards) {
     const first = plan.variants.find((v) => v.name === vname);
@@ -132,15 +142,15 @@ async function prepareLab(run, vname, { restarted, fresh }) {
 }
 
 /** One pass of the variant's workload that is not measured (`full`: a whole window); its folder is deleted after. */
-async function warmUp(run, v, { full }) {
+async function warmUp(run, v, { full, workload = null }) {
   const { plan, data } = run;
   run.check();
   const n = full ? v.settings.indices : Math.min(20, v.settings.indices);
   const window = full ? `${plan.workload.ramp_up} + ${plan.workload.warmup} + ${plan.workload.measure}` : `${plan.workload.ramp_up} + ${plan.workload.warmup}`;
-  run.log(data.manyShards ? `cold round: ${v.name} (${n} indices made and deleted, not measured)` : `cold round: ${v.name} (${window}, not measured)`);
+  run.log(data.manyShards ? `cold round: ${v.name} (${n} indices made and deleted, not measured)` : `cold round: ${v.name} (${window}, not measured${workload ? `, ${workload.vus} shoppers with no think time: no rate before the calibration` : ''})`);
   const warmDir = join(run.dir, 'repetitions', `00-warmup-${v.name}`);
   mkdirSync(warmDir, { recursive: true });
   if (data.manyShards) return warmUpManyShards(run, v, warmDir, { full });
   if (data.writes) return warmUpIngest(run, v, warmDir, { full });
-  return warmUpSearch(run, v, warmDir, { full });
+  return warmUpSearch(run, v, warmDir, { full, workload });
 }

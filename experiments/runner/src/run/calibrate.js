@@ -1,0 +1,98 @@
+// Calibration: a spec's rates as shares of what the lab answers when saturated, measured on the
+// lab the run measures, after its cold round (run saturated: there is no rate yet) and before
+// the settling windows. Fixed rates are one machine's: noisy-neighbour's
+// 120 page views/s and a bot at 100 pages/s were about 40% and 32% of an Intel Xeon lab's
+// saturation; on an AMD EPYC lab four to six times faster the same rates made no noisy
+// neighbour at all (the crawled group at half its quota). Rally's target throughput is absolute
+// too; its users find it by running the track unthrottled first, which is what this does:
+// closed shoppers with no think time (the storefront's own mix, the first variant's stores),
+// windows until two in a row agree, the last one's throughput the saturation rate. Each rate
+// given as `{ saturation: share }` becomes share x that rate (whole requests/s, at least 1),
+// and results.json keeps the windows and the rates they gave (results.calibration).
+import { mkdirSync, rmSync } from 'node:fs';
+import { CALIBRATION, CALIBRATION_QUICK, needsCalibration } from '../spec.js';
+import { unmeasuredSearch } from './measure-search.js';
+
+/** How a run calibrates: a full run's windows, or a QUICK run's shorter ones (the demo's too: a 5-s window of a few shoppers with no think time is already a thousand page views or more). */
+export const calibrationOf = (plan) => (plan.quick ? CALIBRATION_QUICK : CALIBRATION);
+
+/** Whether the last two windows agree: both measured something, throughputs within `tolerance` of each other. */
+export function calibrated(passes, { tolerance = CALIBRATION.tolerance } = {}) {
+  if (passes.length < 2) return false;
+  const [a, b] = passes.slice(-2);
+  if (!(a.throughput_rps > 0) || !(b.throughput_rps > 0)) return false;
+  return Math.abs(b.throughput_rps / a.throughput_rps - 1) <= tolerance;
+}
+
+/** A share of the saturation rate as the load engine takes it: whole requests/s, at least 1. */
+export const rateAt = (saturationRps, share) => Math.max(1, Math.round(saturationRps * share));
+
+/**
+ * The plan's rates from the measured saturation, set in place (the plan and results.json share
+ * the workload and burst objects): -> { workload: rate | null, bursts: { variant: rate } }.
+ */
+export function applyCalibration(plan, saturationRps) {
+  const out = { workload: null, bursts: {} };
+  if (plan.workload.rate_of_saturation) {
+    plan.workload.rate = rateAt(saturationRps, plan.workload.rate_of_saturation);
+    out.workload = plan.workload.rate;
+  }
+  for (const v of plan.variants) {
+    if (!v.burst?.rate_of_saturation) continue;
+    v.burst.rate = rateAt(saturationRps, v.burst.rate_of_saturation);
+    out.bursts[v.name] = v.burst.rate;
+  }
+  return out;
+}
+
+/**
+ * The workload at saturation: closed shoppers (`vus`) with no think time, the plan's phases
+ * unless `phases` gives others ({ rampS, warmS, windowS }). The cold round of a lab not yet
+ * calibrated runs it too (there is no rate yet; a saturated lab warms at least as well).
+ */
+export function saturatingWorkload(workload, vus, phases = null) {
+  const w = { ...workload, model: 'closed', vus, think_ms: 0, rate: null };
+  if (!phases) return w;
+  return { ...w, ramp_up: `${phases.rampS}s`, ramp_up_s: phases.rampS, warmup: `${phases.warmS}s`, warmup_s: phases.warmS, measure: `${phases.windowS}s`, measure_s: phases.windowS };
+}
+
+/**
+ * Measures the lab's saturation with variant `v`'s stores (windows into a folder deleted after)
+ * and sets the plan's rates -> results.calibration: { variant, vus, window_s, tolerance,
+ * max_passes, passes: [{ throughput_rps, p95_ms }], steady, saturation_rps, rate, burst_rates }.
+ * Not steady after max_passes: the last window's throughput is used and the report says so.
+ */
+export async function calibrateRates(run, v, dir, opts = calibrationOf(run.plan)) {
+  const { plan, log } = run;
+  const workload = saturatingWorkload(plan.workload, opts.vus, opts);
+  const out = { variant: v.name, vus: opts.vus, window_s: opts.windowS, tolerance: opts.tolerance, max_passes: opts.maxPasses, passes: [], steady: false };
+  mkdirSync(dir, { recursive: true });
+  try {
+    while (out.passes.length < opts.maxPasses && !out.steady) {
+      run.check();
+      const { figures } = await unmeasuredSearch(run, v, dir, workload, 'calibrate');
+      const pass = { throughput_rps: figures?.requests ? figures.throughput_rps : 0, p95_ms: figures?.requests ? figures.p95_ms ?? null : null };
+      out.passes.push(pass);
+      out.steady = calibrated(out.passes, { tolerance: opts.tolerance });
+      log(`calibrating: ${v.name} window ${out.passes.length}: ${pass.throughput_rps} page views/s with ${opts.vus} shoppers and no think time, p95 ${pass.p95_ms ?? '-'} ms${out.steady ? ' (steady)' : ''}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const saturation = out.passes.at(-1).throughput_rps;
+  if (!(saturation > 0)) throw new Error(`calibration: ${v.name}'s ${out.passes.length} windows answered nothing; is the lab up?`);
+  out.saturation_rps = saturation;
+  const rates = applyCalibration(plan, saturation);
+  out.rate = rates.workload;
+  out.burst_rates = rates.bursts;
+  const bots = [...new Set(Object.values(rates.bursts))];
+  const said = [rates.workload !== null ? `the storefront at ${rates.workload}/s (${share(plan.workload.rate_of_saturation)})` : null,
+    bots.length === 1 ? `the bot at ${bots[0]}/s (${share(plan.variants.find((x) => x.burst?.rate_of_saturation).burst.rate_of_saturation)})`
+      : Object.entries(rates.bursts).map(([n, r]) => `${n}'s bot at ${r}/s`).join(', ') || null].filter(Boolean);
+  log(`calibrated: the lab answers ${saturation} page views/s saturated${out.steady ? '' : ` (not steady after ${out.passes.length} windows: the last one's)`}; ${said.join(', ')}`);
+  return out;
+}
+
+export { needsCalibration };
+
+const share = (x) => `${Math.round(x * 1000) / 10}% of it`;

@@ -1,0 +1,92 @@
+// Rates as shares of the lab's saturation (src/run/calibrate.js): the rule that ends the
+// calibration, the rates it sets, the saturating workload, and what results.json and the report
+// say of it.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CALIBRATION, CALIBRATION_QUICK } from '../src/spec.js';
+import { applyCalibration, calibrated, calibrationOf, rateAt, saturatingWorkload } from '../src/run/calibrate.js';
+import { validateResults } from '../src/results.js';
+import { writeReport } from '../src/report.js';
+import { syntheticResults } from './fixtures/synthetic.js';
+
+const p = (throughput_rps, p95_ms = 40) => ({ throughput_rps, p95_ms });
+
+test('calibrated: two windows in a row that measured something, throughputs within the tolerance', () => {
+  assert.equal(calibrated([p(300)]), false, 'one window never is');
+  assert.equal(calibrated([p(300), p(329)]), true, '+9.7% agrees');
+  assert.equal(calibrated([p(300), p(331)]), false, 'a lab still warming (+10.3%) does not');
+  assert.equal(calibrated([p(300), p(271)]), true, '-9.7% agrees');
+  assert.equal(calibrated([p(122), p(174), p(180)]), true, 'only the last two count');
+  assert.equal(calibrated([p(0, null), p(0, null)]), false, 'nothing measured');
+  assert.equal(calibrated([p(300), p(340)], { tolerance: 0.15 }), true);
+});
+
+test('rateAt: a share of the saturation in whole requests/s, never below 1', () => {
+  assert.equal(rateAt(1031.4, 0.4), 413);
+  assert.equal(rateAt(310, 0.32), 99);
+  assert.equal(rateAt(1, 0.1), 1);
+});
+
+test('applyCalibration: sets the shares\' rates in place and leaves fixed ones alone', () => {
+  const plan = {
+    workload: { model: 'open', rate: null, rate_of_saturation: 0.4 },
+    variants: [
+      { name: 'isolated', burst: { kind: 'bot', rate: null, rate_of_saturation: 0.32 } },
+      { name: 'fixed', burst: { kind: 'bot', rate: 30 } },
+      { name: 'quiet' },
+    ],
+  };
+  const burst = plan.variants[0].burst;
+  assert.deepEqual(applyCalibration(plan, 1000), { workload: 400, bursts: { isolated: 320 } });
+  assert.equal(plan.workload.rate, 400);
+  assert.equal(burst.rate, 320, 'the same object results.json holds');
+  assert.equal(plan.variants[1].burst.rate, 30);
+  const fixed = { workload: { model: 'open', rate: 120 }, variants: [{ name: 'a', burst: { rate: null, rate_of_saturation: 0.5 } }] };
+  assert.deepEqual(applyCalibration(fixed, 300), { workload: null, bursts: { a: 150 } });
+  assert.equal(fixed.workload.rate, 120);
+});
+
+test('saturatingWorkload: closed shoppers with no think time, the plan\'s phases unless given', () => {
+  const w = { scenario: 'storefront', model: 'open', rate: null, rate_of_saturation: 0.4, vus: 8, think_ms: 0, ramp_up: '5s', ramp_up_s: 5, warmup: '10s', warmup_s: 10, measure: '80s', measure_s: 80 };
+  assert.deepEqual(saturatingWorkload(w, 8), { ...w, model: 'closed', vus: 8, think_ms: 0, rate: null });
+  const c = saturatingWorkload(w, 6, { rampS: 2, warmS: 3, windowS: 15 });
+  assert.deepEqual([c.model, c.vus, c.rate, c.ramp_up, c.ramp_up_s, c.warmup_s, c.measure, c.measure_s], ['closed', 6, null, '2s', 2, 3, '15s', 15]);
+  assert.equal(w.model, 'open', 'the plan\'s workload is not changed');
+});
+
+test('calibrationOf: a full run in 15 s windows up to 4; a QUICK run (the demo too) in 5 s windows up to 3', () => {
+  assert.equal(calibrationOf({ quick: false }), CALIBRATION);
+  assert.equal(calibrationOf({ quick: true }), CALIBRATION_QUICK);
+  assert.deepEqual([CALIBRATION.windowS, CALIBRATION.maxPasses, CALIBRATION_QUICK.windowS, CALIBRATION_QUICK.maxPasses], [15, 4, 5, 3]);
+});
+
+test('results.calibration validates; the report states the saturation, the windows and the rates, and says when it never was steady', async () => {
+  const { results } = syntheticResults();
+  const r0 = structuredClone(results);
+  r0.plan.workload = { ...r0.plan.workload, model: 'open', rate: 413, rate_of_saturation: 0.4, vus: null, think_ms: null };
+  r0.variants[0].burst = { kind: 'bot', from: 0.25, to: 1, rate: 330, rate_of_saturation: 0.32 };
+  const base = { variant: r0.variants[0].name, vus: 8, window_s: 15, tolerance: 0.1, max_passes: 4, saturation_rps: 1031.4, rate: 413, burst_rates: { [r0.variants[0].name]: 330 } };
+  for (const [calibration, re] of [
+    [{ ...base, passes: [p(880.2), p(1012), p(1031.4)], steady: true },
+      /The rates are shares of the lab's saturation, measured on it after a cold round run saturated: 3 windows of 15 s of \S+'s stores with 8 shoppers and no think time until two in a row agreed within 10% \(880, 1,012, 1,031 page views\/s\): saturation 1,031 page views\/s, so the storefront at 413 page views\/s \(40%\), the bot at 330 pages\/s \(32%\)\. /],
+    [{ ...base, passes: [p(500), p(700), p(900), p(1031.4)], steady: false }, /\*\*never steady\*\* \(the last window's figure was used\): saturation 1,031/],
+  ]) {
+    const r = { ...structuredClone(r0), calibration };
+    assert.deepEqual(validateResults(r), []);
+    const dir = join(mkdtempSync(join(tmpdir(), 'calibration-')), 'run');
+    await writeReport(dir, r);
+    const md = readFileSync(join(dir, 'report.md'), 'utf8');
+    assert.match(md, re);
+    assert.match(md, /open model, 413 requests\/s \(40% of the lab's measured saturation\)/);
+  }
+  for (const bad of [{ ...base, passes: [], steady: true }, { ...base, passes: [p(900)], steady: 'yes' }, { ...base, passes: [p(900)], steady: true, saturation_rps: 0 }]) {
+    assert.notDeepEqual(validateResults({ ...structuredClone(r0), calibration: bad }), [], JSON.stringify(bad));
+  }
+  // a run whose rates were the spec's own says nothing of a calibration
+  const dir = join(mkdtempSync(join(tmpdir(), 'calibration-')), 'run');
+  await writeReport(dir, structuredClone(results));
+  assert.doesNotMatch(readFileSync(join(dir, 'report.md'), 'utf8'), /saturation/);
+});
