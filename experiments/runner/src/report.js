@@ -339,7 +339,7 @@ export function reportBlocks(results, charts) {
   if (pub && !pub.ok) blocks.push({ p: `**not publishable**: ${pub.reasons.join('; ')}.` });
   if (pub?.override) blocks.push({ p: `**published anyway** (PUBLISH=force): ${pub.reasons.join('; ')}.` });
   blocks.push({ h: 2, text: 'Verdicts' });
-  if (results.smoke) blocks.push({ p: `**smoke run, no verdict** (${results.smoke.result}): ${results.smoke.reason}.${results.plan.left_out?.length ? ` Left out of this QUICK run: ${results.plan.left_out.join(', ')} (quick: false in the spec; only a verdict run measures ${results.plan.left_out.length === 1 ? 'it' : 'them'}).` : ''}${results.plan.lab_left_out ? ` The lab: ${results.plan.lab_left_out}.` : ''}` });
+  if (results.smoke) blocks.push({ p: `**smoke run, no verdict** (${results.smoke.result}): ${results.smoke.reason}.${results.plan.left_out?.length ? ` Left out of this QUICK run: ${results.plan.left_out.join(', ')} (quick: false in the spec; only a verdict run measures ${results.plan.left_out.length === 1 ? 'it' : 'them'}).` : ''}${results.plan.lab_left_out ? ` The lab: ${results.plan.lab_left_out}.` : ''}${results.calibration ? ` ${calibrationText(results).trim()}` : ''}` });
   else blocks.push(results.verdicts.length ? { list: results.verdicts.map(verdictLine) } : { p: 'No verdict was computed.' });
   if (!results.smoke && results.verdicts.length) {
     // a run from before the protocol (no rounds recorded) says what it lacked instead

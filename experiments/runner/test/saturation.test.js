@@ -85,6 +85,12 @@ test('results.calibration validates; the report states the saturation, the windo
   for (const bad of [{ ...base, passes: [], steady: true }, { ...base, passes: [p(900)], steady: 'yes' }, { ...base, passes: [p(900)], steady: true, saturation_rps: 0 }]) {
     assert.notDeepEqual(validateResults({ ...structuredClone(r0), calibration: bad }), [], JSON.stringify(bad));
   }
+  // a smoke run (QUICK, the demo) has no protocol paragraph: its verdict paragraph says it
+  const smoke = { ...structuredClone(r0), verdicts: [], smoke: { result: 'passed', reason: 'every variant measured in every repetition' }, calibration: { ...base, passes: [p(880.2), p(1031.4)], steady: true } };
+  assert.deepEqual(validateResults(smoke), []);
+  const smokeDir = join(mkdtempSync(join(tmpdir(), 'calibration-')), 'run');
+  await writeReport(smokeDir, smoke);
+  assert.match(readFileSync(join(smokeDir, 'report.md'), 'utf8'), /\*\*smoke run, no verdict\*\* \(passed\): [^\n]*The rates are shares of the lab's saturation[^\n]*saturation 1,031 page views\/s, so the storefront at 413 page views\/s \(40%\)/);
   // a run whose rates were the spec's own says nothing of a calibration
   const dir = join(mkdtempSync(join(tmpdir(), 'calibration-')), 'run');
   await writeReport(dir, structuredClone(results));
