@@ -57,10 +57,10 @@ test('saturatingWorkload: closed shoppers with no think time, the plan\'s phases
   assert.equal(w.model, 'open', 'the plan\'s workload is not changed');
 });
 
-test('calibrationOf: a full run in 15 s windows up to 4; a QUICK run (the demo too) in 5 s windows up to 3', () => {
+test('calibrationOf: a full run in 15 s windows up to 4; a QUICK run (the demo too), whose cold round is seconds, in 5 s windows up to 12', () => {
   assert.equal(calibrationOf({ quick: false }), CALIBRATION);
   assert.equal(calibrationOf({ quick: true }), CALIBRATION_QUICK);
-  assert.deepEqual([CALIBRATION.windowS, CALIBRATION.maxPasses, CALIBRATION_QUICK.windowS, CALIBRATION_QUICK.maxPasses], [15, 4, 5, 3]);
+  assert.deepEqual([CALIBRATION.windowS, CALIBRATION.maxPasses, CALIBRATION.tolerance, CALIBRATION_QUICK.windowS, CALIBRATION_QUICK.maxPasses, CALIBRATION_QUICK.tolerance], [15, 4, 0.1, 5, 12, 0.1]);
 });
 
 test('results.calibration validates; the report states the saturation, the windows and the rates, and says when it never was steady', async () => {
