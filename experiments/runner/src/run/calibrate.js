@@ -10,7 +10,7 @@
 // given as `{ saturation: share }` becomes share x that rate (whole requests/s, at least 1),
 // and results.json keeps the windows and the rates they gave (results.calibration).
 import { mkdirSync, rmSync } from 'node:fs';
-import { CALIBRATION, CALIBRATION_QUICK, needsCalibration } from '../spec.js';
+import { CALIBRATION, CALIBRATION_QUICK } from '../spec.js';
 import { unmeasuredSearch } from './measure-search.js';
 
 /** How a run calibrates: a full run's windows, or a QUICK run's shorter ones (the demo's too: a 5-s window of a few shoppers with no think time is already a thousand page views or more). */
@@ -93,6 +93,5 @@ export async function calibrateRates(run, v, dir, opts = calibrationOf(run.plan)
   return out;
 }
 
-export { needsCalibration };
 
 const share = (x) => `${Math.round(x * 1000) / 10}% of it`;
