@@ -9,9 +9,9 @@
 // windows until two in a row agree, the last one's throughput the saturation rate. Each rate
 // given as `{ saturation: share }` becomes share x that rate (whole requests/s, at least 1),
 // and results.json keeps the windows and the rates they gave (results.calibration).
-import { mkdirSync, rmSync } from 'node:fs';
+import { RunError } from '../errors.js';
 import { CALIBRATION, CALIBRATION_QUICK } from '../spec.js';
-import { unmeasuredSearch } from './measure-search.js';
+import { windowsUntilSteady } from './measure-search.js';
 
 /** How a run calibrates: a full run's windows, or a QUICK run's shorter ones (the demo's too: a 5-s window of a few shoppers with no think time is already a thousand page views or more). */
 export const calibrationOf = (plan) => (plan.quick ? CALIBRATION_QUICK : CALIBRATION);
@@ -65,22 +65,15 @@ export function saturatingWorkload(workload, vus, phases = null) {
 export async function calibrateRates(run, v, dir, opts = calibrationOf(run.plan)) {
   const { plan, log } = run;
   const workload = saturatingWorkload(plan.workload, opts.vus, opts);
-  const out = { variant: v.name, vus: opts.vus, window_s: opts.windowS, tolerance: opts.tolerance, max_passes: opts.maxPasses, passes: [], steady: false };
-  mkdirSync(dir, { recursive: true });
-  try {
-    while (out.passes.length < opts.maxPasses && !out.steady) {
-      run.check();
-      const { figures } = await unmeasuredSearch(run, v, dir, workload, 'calibrate');
-      const pass = { throughput_rps: figures?.requests ? figures.throughput_rps : 0, p95_ms: figures?.requests ? figures.p95_ms ?? null : null };
-      out.passes.push(pass);
-      out.steady = calibrated(out.passes, { tolerance: opts.tolerance });
-      log(`calibrating: ${v.name} window ${out.passes.length}: ${pass.throughput_rps} page views/s with ${opts.vus} shoppers and no think time, p95 ${pass.p95_ms ?? '-'} ms${out.steady ? ' (steady)' : ''}`);
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const out = { variant: v.name, vus: opts.vus, window_s: opts.windowS, tolerance: opts.tolerance, max_passes: opts.maxPasses };
+  Object.assign(out, await windowsUntilSteady(run, v, dir, workload, 'calibrate', {
+    maxPasses: opts.maxPasses,
+    passOf: (f) => ({ throughput_rps: f?.requests ? f.throughput_rps : 0, p95_ms: f?.requests ? f.p95_ms ?? null : null }),
+    steady: (passes) => calibrated(passes, { tolerance: opts.tolerance }),
+    say: (pass, n, steady) => `calibrating: ${v.name} window ${n}: ${pass.throughput_rps} page views/s with ${opts.vus} shoppers and no think time, p95 ${pass.p95_ms ?? '-'} ms${steady ? ' (steady)' : ''}`,
+  }));
   const saturation = out.passes.at(-1).throughput_rps;
-  if (!(saturation > 0)) throw new Error(`calibration: ${v.name}'s ${out.passes.length} windows answered nothing; is the lab up?`);
+  if (!(saturation > 0)) throw new RunError(`calibration: ${v.name}'s ${out.passes.length} windows answered nothing; is the lab up?`);
   out.saturation_rps = saturation;
   const rates = applyCalibration(plan, saturation);
   out.rate = rates.workload;
@@ -92,6 +85,5 @@ export async function calibrateRates(run, v, dir, opts = calibrationOf(run.plan)
   log(`calibrated: the lab answers ${saturation} page views/s saturated${out.steady ? '' : ` (not steady after ${out.passes.length} windows: the last one's)`}; ${said.join(', ')}`);
   return out;
 }
-
 
 const share = (x) => `${Math.round(x * 1000) / 10}% of it`;

@@ -3,7 +3,7 @@
 // closed-loop variant (`isolate`) also keeps what its allocator did meanwhile (isolation.js):
 // when the burst store was flagged and moved, and its neighbours' latency before, during and
 // after; then the burst store goes back to its group, so every repetition starts alike.
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { esReason } from '@tenantlab/contract/errors';
 import { RunError } from '../errors.js';
 import { queueSampler, snapshot, windowFigures } from './es-stats.js';
@@ -16,6 +16,29 @@ export function unmeasuredSearch(run, v, dir, workload, tag) {
   const { lab, layouts } = run;
   return runLoad({ locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload,
     tenants: layouts.names.get(v.name).tenants, dir, runId: `${run.runId}-${tag}`, signal: run.signal, extraEnv: { ...run.metricsEnv, ...layouts.loopRoutes.get(v.name) } });
+}
+
+/**
+ * Unmeasured windows of variant `v`'s `workload` into `dir` (deleted after) until `steady(passes)`
+ * or `maxPasses` of them: settling (settle.js) and calibrating (calibrate.js). Each window's
+ * figures become a pass (`passOf`), told by `say(pass, n, steady)` -> { passes, steady }.
+ */
+export async function windowsUntilSteady(run, v, dir, workload, tag, { maxPasses, passOf, steady, say }) {
+  const out = { passes: [], steady: false };
+  mkdirSync(dir, { recursive: true });
+  try {
+    while (out.passes.length < maxPasses && !out.steady) {
+      run.check();
+      const { figures } = await unmeasuredSearch(run, v, dir, workload, tag);
+      const pass = passOf(figures);
+      out.passes.push(pass);
+      out.steady = steady(out.passes);
+      run.log(say(pass, out.passes.length, out.steady));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
 }
 
 /** The cold round's window of a variant: a full window as measured ones have them (QUICK: a one-second one), not kept. */

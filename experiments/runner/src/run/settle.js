@@ -5,8 +5,7 @@
 // agree: each with late arrivals within the spec's max_late_rate, and the second's p95 within
 // `tolerance` of the first's. Bounded: after `maxPasses` the run goes on and says it was not
 // steady. Search workloads only (a write window changes the data).
-import { mkdirSync, rmSync } from 'node:fs';
-import { unmeasuredSearch } from './measure-search.js';
+import { windowsUntilSteady } from './measure-search.js';
 
 export const SETTLE = Object.freeze({ windowS: 10, tolerance: 0.25, maxPasses: 8 });
 // A QUICK run (a smoke run: no verdict) settles in shorter windows and fewer of them: it only
@@ -40,20 +39,12 @@ export async function settleSearch(run, v, warmDir, opts = SETTLE) {
   const { plan, log } = run;
   const maxLate = plan.workload.max_late_rate; // spec.js gives every workload one
   const workload = { ...plan.workload, measure: `${opts.windowS}s`, measure_s: opts.windowS };
-  const out = { variant: v.name, window_s: opts.windowS, tolerance: opts.tolerance, max_late_rate: maxLate, max_passes: opts.maxPasses, passes: [], steady: false };
-  mkdirSync(warmDir, { recursive: true });
-  try {
-    while (out.passes.length < opts.maxPasses && !out.steady) {
-      run.check();
-      const { figures } = await unmeasuredSearch(run, v, warmDir, workload, 'settle');
-      const pass = passOf(figures);
-      out.passes.push(pass);
-      out.steady = settled(out.passes, { tolerance: opts.tolerance, maxLate });
-      log(`settling: ${v.name} window ${out.passes.length}: p95 ${pass.p95_ms ?? '-'} ms, ${(pass.late_share * 100).toFixed(1)}% late${out.steady ? ' (steady)' : ''}`);
-    }
-  } finally {
-    rmSync(warmDir, { recursive: true, force: true });
-  }
+  const out = { variant: v.name, window_s: opts.windowS, tolerance: opts.tolerance, max_late_rate: maxLate, max_passes: opts.maxPasses };
+  Object.assign(out, await windowsUntilSteady(run, v, warmDir, workload, 'settle', {
+    maxPasses: opts.maxPasses, passOf,
+    steady: (passes) => settled(passes, { tolerance: opts.tolerance, maxLate }),
+    say: (pass, n, steady) => `settling: ${v.name} window ${n}: p95 ${pass.p95_ms ?? '-'} ms, ${(pass.late_share * 100).toFixed(1)}% late${steady ? ' (steady)' : ''}`,
+  }));
   if (!out.steady) log(`settling: not steady after ${out.passes.length} windows of ${opts.windowS} s; measuring anyway (the report says so)`);
   return out;
 }
