@@ -1,14 +1,15 @@
 // Each group's own normal latency, for the relative objective (hot.relative): the median of the
 // p95s the observer judged the group by over a trailing window (hot.baselineS, default 10 min), or
 // of its last quarter when that is lower (a lab that got faster has a new normal at once),
-// counting only observations in which the group had shoppers to judge (enough searches in the
-// window), no tenant of the group was flagged, and none had been for one window (the observer's
-// hold: a window that still holds a burst's slow requests after its store moved away is not the
-// normal). The median, because the first observations of a burst, before it is flagged, must not
-// drag the normal up; each sample capped at the relative limit of its time, so that a spike
-// counts as no more than the limit; a trailing window, because a group that really grows busier
-// (more shoppers, no noisy store) should become the new normal: capped samples pull the median
-// up one limit at a time, within half a window.
+// counting only the observations it may learn from (learning.js: shoppers to judge, nothing in the
+// group flagged or within the hold, no tenant's share risen like a culprit's). The median, because
+// the first observations of a burst must not drag the normal up (with the few dozen samples of a
+// last quarter it did not suffice alone: learning.js's wait on a rising share). Each
+// sample is capped at the relative limit of its time, so that a spike counts as no more than the
+// limit; a trailing window, because a group that really grows busier (more shoppers, no noisy
+// store) should become the new normal: capped samples pull the median up one limit at a time,
+// within half a window (a store whose share stays high becomes normal in its share's normal,
+// which goes on learning, and then stops pausing its group's baseline).
 //
 // One baseline per group and signal: the shoppers' own p95 (load) and the probe's differ in
 // scale, and a group is compared only with a baseline of the signal it is judged by now. It is

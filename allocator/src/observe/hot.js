@@ -25,6 +25,38 @@ const NOTHING_KNOWN = Object.freeze({ share: 0, under: true, sd: 0 });
 export const riseNeeded = (normal, hot) => Math.max(hot.shareRise ?? 0, (hot.shareRiseSd ?? 0) * (normal?.sd ?? 0));
 
 /**
+ * Whether tenant `t` (a tenant of observedCost()) has the share of a culprit, its group slow or
+ * not: at least hot.share of its group's search or indexing time, risen above its own normal by
+ * riseNeeded. Of the two kinds that qualify, the larger share decides what kind of neighbour it
+ * is. Returns { kind, share, normal } or null (null too while its normal is not learned).
+ */
+export function shareCandidate(t, hot, normalShare = () => NOTHING_KNOWN) {
+  const culprit = (kind) => {
+    const share = kind === 'search' ? t.share_of_group : t.write_share_of_group;
+    if (!(share >= hot.share)) return null;
+    const normal = normalShare(t.tenant, t.group, kind);
+    if (!normal || share - normal.share < riseNeeded(normal, hot) - 1e-9) return null;
+    return { kind, share, normal };
+  };
+  return [culprit('search'), culprit('write')].filter(Boolean).sort((a, b) => b.share - a.share)[0] ?? null;
+}
+
+/**
+ * The groups in which some tenant is a share candidate (shareCandidate), whether or not the group
+ * misses its objective yet: group -> the candidate's tenant id. These groups' baselines wait
+ * (learning.js): a bot's first seconds, before its group's p95 crosses the limit, would otherwise
+ * raise the limit it has to cross.
+ */
+export function risingShares(cost, hot, normalShare) {
+  const rising = new Map();
+  for (const t of cost.tenants.values()) {
+    if (rising.has(t.group)) continue;
+    if (shareCandidate(t, hot, normalShare)) rising.set(t.group, t.tenant);
+  }
+  return rising;
+}
+
+/**
  * cost: observedCost()'s result; hot: policy.hot; since: Map tenant -> ISO time first flagged.
  * Returns the flagged tenants, hottest share first, each with its evidence.
  */
@@ -33,15 +65,7 @@ export function detectHot(cost, hot, { since = new Map(), now = new Date().toISO
   for (const t of cost.tenants.values()) {
     const g = cost.groups.get(t.group);
     if (!g || !g.enough || g.tenants < 2 || !g.missed) continue;
-    // of the kinds that make it a culprit, the larger share decides what kind of neighbour it is
-    const culprit = (kind) => {
-      const share = kind === 'search' ? t.share_of_group : t.write_share_of_group;
-      if (!(share >= hot.share)) return null;
-      const normal = normalShare(t.tenant, t.group, kind);
-      if (!normal || share - normal.share < riseNeeded(normal, hot) - 1e-9) return null;
-      return { kind, share, normal };
-    };
-    const found = [culprit('search'), culprit('write')].filter(Boolean).sort((a, b) => b.share - a.share)[0];
+    const found = shareCandidate(t, hot, normalShare);
     if (!found) continue;
     const { kind, share, normal } = found;
     const spread = normal.sd > 0 ? ` (sd ${pct(normal.sd)})` : '';

@@ -16,6 +16,7 @@ import { ShareNormals } from './share-normal.js';
 import { observedCost } from './cost.js';
 import { indexCounters, nodeReadings, NODE_STATS_REQUEST, STATS_GROUPS } from './counters.js';
 import { detectHot } from './hot.js';
+import { whatLearns } from './learning.js';
 import { loadP95ByGroup, loadRangeS } from './load-latency.js';
 import { judgedSignal, judgeObjective } from './objective.js';
 import { Prober } from './probe.js';
@@ -167,21 +168,18 @@ export class Observer {
     const normalShare = (tenant, group, kind) => this.shareNormals.get(tenant, group, kind, now);
     const hot = detectHot(cost, config.policy.hot, { since: this.hotSince, now: at, normalShare });
     this.hotSince = new Map(hot.map((h) => [h.tenant, h.since]));
-    // the baseline learns from this observation after it was judged, and only while the group
-    // had shoppers to judge and none of its tenants is flagged or was within the hold: one window
-    // (its p95 still holds the burst), plus the range the load's p95 reaches back (load-latency.js)
+    // the groups' normal learns from this observation after it was judged (learning.js)
     for (const h of hot) this.flaggedAt.set(h.group, now);
+    const learns = whatLearns(cost, { hot: config.policy.hot, observe, normalShare, flaggedAt: this.flaggedAt, now });
     const tenantsOf = new Map();
     for (const t of cost.tenants.values()) {
       if (!tenantsOf.has(t.group)) tenantsOf.set(t.group, []);
       tenantsOf.get(t.group).push(t);
     }
     for (const g of cost.groups.values()) {
-      const hold = observe.windowS * 1000 + (g.signal === 'load' ? loadRangeS(observe.windowS) * 1000 : 0);
-      const quiet = now - (this.flaggedAt.get(g.group) ?? -Infinity) > hold;
-      const learn = g.enough && g.signal !== null && quiet;
-      this.baselines.add(now, g.group, g.signal, g.p95_ms, learn, g.relative_limit_ms);
-      this.shareNormals.add(now, g.group, tenantsOf.get(g.group) ?? [], learn);
+      const learn = learns.get(g.group);
+      this.baselines.add(now, g.group, g.signal, g.p95_ms, learn.baseline, g.relative_limit_ms);
+      this.shareNormals.add(now, g.group, tenantsOf.get(g.group) ?? [], learn.shares);
     }
     this.shareNormals.keepOnly(new Set(store.tenants.keys()));
     await this.#saveBaselines(now);

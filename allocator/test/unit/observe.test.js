@@ -10,8 +10,12 @@ import { loadConfig } from '../../src/config.js';
 import { autoDecision } from '../../src/observe/auto-isolate.js';
 import { observedCost } from '../../src/observe/cost.js';
 import { indexCounters, nodeReadings } from '../../src/observe/counters.js';
-import { detectHot, headroomTarget, riseNeeded } from '../../src/observe/hot.js';
+import { Baselines } from '../../src/observe/baseline.js';
+import { detectHot, headroomTarget, riseNeeded, risingShares, shareCandidate } from '../../src/observe/hot.js';
 import { judgeObjective } from '../../src/observe/objective.js';
+import { whatLearns } from '../../src/observe/learning.js';
+import { loadRangeS } from '../../src/observe/load-latency.js';
+import { ShareNormals } from '../../src/observe/share-normal.js';
 import { observedEnough, observedModel, planObserved } from '../../src/rebalance/observed-plan.js';
 import { CounterWindow } from '../../src/observe/window.js';
 import { checkPolicyGroups, objectiveOf, parsePolicy } from '../../src/policy.js';
@@ -289,6 +293,97 @@ const placementWorld = () => ({
   tenants: ['a', 'b', 'c'].map((id) => ({ id, documents: 100, traffic: 1, index: id === 'c' ? 'i2' : 'i1' })),
   policy,
   prefix: 'tl-',
+});
+
+describe("a rising share pauses its group's baseline", () => {
+  const hot = { ...policy.hot, share: 0.3, shareRise: 0.15, shareRiseSd: 4, relative: 1.2, minRiseMs: 5 };
+  const tenantsOf = (shares) => new Map(Object.entries(shares).map(([id, share]) => [id, { tenant: id, group: id === 'c' ? 'g2' : 'g1', share_of_group: share, write_share_of_group: 0 }]));
+
+  it('names the groups in which a tenant has a culprit\'s share, slow or not; a steady big store or an unlearned normal names none', () => {
+    const cost = { tenants: tenantsOf({ bot: 0.36, a: 0.4, b: 0.24, c: 1 }) };
+    const normals = { bot: { share: 0.15, under: true, sd: 0 }, a: { share: 0.45, under: false, sd: 0.02 }, b: { share: 0.4, under: false, sd: 0.02 }, c: { share: 1, under: false, sd: 0 } };
+    const normalShare = (t) => normals[t];
+    assert.deepEqual(shareCandidate(cost.tenants.get('bot'), hot, normalShare).share, 0.36);
+    assert.equal(shareCandidate(cost.tenants.get('a'), hot, normalShare), null, 'a big store at its normal');
+    assert.deepEqual([...risingShares(cost, hot, normalShare)], [['g1', 'bot']]);
+    // under hot.share, or a rise under hot.shareRise, or no normal yet: no candidate
+    assert.deepEqual([...risingShares({ tenants: tenantsOf({ bot: 0.29, a: 0.5, c: 1 }) }, hot, normalShare)], []);
+    assert.deepEqual([...risingShares({ tenants: tenantsOf({ bot: 0.36, c: 1 }) }, hot, (t) => (t === 'bot' ? { share: 0.3, under: false, sd: 0 } : normals[t]))], []);
+    assert.deepEqual([...risingShares(cost, hot, () => null)], []);
+  });
+
+  // make demo REPEAT=5's fifth isolated repetition (2026-11-29), replayed one observation a second
+  // from when g1 was first judged by its shoppers' p95: the p95s the observer saw, the bot's
+  // crawl from the seventh second, its share of g1's 15-s window rising 3 points a second (from
+  // 10%, its normal learned over the two minutes before)
+  const P95S = [8.7, 8.7, 8.7, 8.7, 8.7, 10.5, 10.8, 11, 11.2, 11.3, 10.2, 10.7, 10.7, 10.7, 10.7, 10.7, 13.1, 13.1, 13.1, 13.1, 13.1, 14.5, 14.5, 14.5, 14.5, 15.1, 15.1, 15.1, 15.1, 15.1, 16.2, 16.2, 16.2, 16.2, 16.2, 15.6, 15.6, 15.6, 15.6, 15.6, 19.1];
+  const observe = { windowS: 15 };
+  const g1 = { group: 'g1', signal: 'load', enough: true };
+  const replay = (pauseOnRise) => {
+    const baselines = new Baselines({ windowMs: 300000, readyMs: 7500 });
+    const shares = new ShareNormals({ windowMs: 300000, readyMs: 7500, floor: hot.share - hot.shareRise });
+    // the two minutes before, judged by the probe: what the tenants' normal shares were learned from
+    for (let i = -120; i < 0; i++) shares.add(i * 1000, 'g1', [...tenantsOf({ bot: 0.1, a: 0.5, b: 0.4 }).values()], true);
+    const seen = [];
+    P95S.forEach((p95, i) => {
+      const now = i * 1000;
+      const bot = Math.min(0.55, 0.1 + 0.03 * Math.max(0, i - 6));
+      const cost = { tenants: tenantsOf({ bot, a: (1 - bot) * 0.55, b: (1 - bot) * 0.45 }) };
+      const normalShare = (t, g, kind) => shares.get(t, g, kind, now);
+      const j = judgeObjective({ p95, signal: 'load', objectiveMs: 500, baseline: baselines.get('g1', 'load', now), hot });
+      const learn = whatLearns({ ...cost, groups: new Map([['g1', g1]]) }, { hot, observe, normalShare, flaggedAt: new Map(), now }).get('g1');
+      seen.push({ t: i, p95, limit: j.relative_limit_ms, missed: j.missed, rising: learn.rising === 'bot' });
+      assert.equal(learn.shares, true);
+      baselines.add(now, 'g1', 'load', p95, pauseOnRise ? learn.baseline : learn.shares, j.relative_limit_ms);
+      shares.add(now, 'g1', [...cost.tenants.values()], learn.shares);
+    });
+    return seen;
+  };
+
+  it('keeps the limit where it was before a slow crawl, so the crawl crosses it', () => {
+    const seen = replay(true);
+    const paused = seen.filter((s) => s.rising);
+    assert.equal(paused[0].t, 13, 'the bot a candidate from 30% of the group (7 s into its crawl)');
+    assert.ok(paused.every((s) => s.limit === 15.5), `the limit held at 10.5 + 5 ms: ${paused.map((s) => s.limit)}`);
+    // crossed from the first 16.2 ms, 10 s before the repetition's own flag (at 19.1 ms)
+    assert.deepEqual(seen.find((s) => s.missed === 'relative'), { t: 30, p95: 16.2, limit: 15.5, missed: 'relative', rising: true });
+  });
+
+  it('without the pause the crawl lifts its own limit and is never seen (the fault it mends)', () => {
+    // as the repetition saw it: the limit climbed 15.7 -> 18.1 ms under the crawl; only 19.1 crossed
+    const seen = replay(false);
+    assert.equal(seen.at(-1).limit, 18.1);
+    assert.deepEqual(seen.filter((s) => s.missed).map((s) => s.t), [40]);
+  });
+
+  it('learns nothing while the group is flagged or within the hold (one window, plus the load p95\'s range), nor without shoppers to judge', () => {
+    const cost = { tenants: tenantsOf({ a: 0.5, b: 0.5, c: 1 }), groups: new Map([['g1', { group: 'g1', signal: 'load', enough: true }], ['g2', { group: 'g2', signal: 'probe', enough: true }]]) };
+    const at = (now, flaggedAt) => Object.fromEntries([...whatLearns(cost, { hot, observe, normalShare: () => null, flaggedAt: new Map(flaggedAt), now })].map(([g, l]) => [g, [l.shares, l.baseline]]));
+    const hold = observe.windowS * 1000 + loadRangeS(observe.windowS) * 1000;
+    assert.deepEqual(at(100000, [['g1', 100000], ['g2', 100000]]), { g1: [false, false], g2: [false, false] });
+    // the probe's group holds one window, the shoppers' group one window and the range their p95 reaches back
+    assert.deepEqual(at(100000 + 15001, [['g1', 100000], ['g2', 100000]]), { g1: [false, false], g2: [true, true] });
+    assert.deepEqual(at(100000 + hold + 1, [['g1', 100000]]), { g1: [true, true], g2: [true, true] });
+    const idle = { ...cost, groups: new Map([['g1', { group: 'g1', signal: 'load', enough: false }], ['g2', { group: 'g2', signal: null, enough: true }]]) };
+    assert.deepEqual(Object.fromEntries([...whatLearns(idle, { hot, observe, normalShare: () => null, flaggedAt: new Map(), now: 0 })].map(([g, l]) => [g, l.shares])), { g1: false, g2: false });
+  });
+
+  it('a store that stays busier becomes normal: its share learns, and then the baseline learns again', () => {
+    const baselines = new Baselines({ windowMs: 60000, readyMs: 7500 });
+    const shares = new ShareNormals({ windowMs: 60000, readyMs: 7500, floor: hot.share - hot.shareRise });
+    let last;
+    for (let i = 0; i < 120; i++) {
+      const now = i * 1000;
+      const busy = i >= 20 ? 0.4 : 0.1; // from 20 s on, for good
+      const cost = { tenants: tenantsOf({ bot: busy, a: (1 - busy) / 2, b: (1 - busy) / 2 }) };
+      const learn = whatLearns({ ...cost, groups: new Map([['g1', g1]]) }, { hot, observe, normalShare: (t, g, kind) => shares.get(t, g, kind, now), flaggedAt: new Map(), now }).get('g1');
+      const p95 = i >= 20 ? 14 : 10;
+      baselines.add(now, 'g1', 'load', p95, learn.baseline, null);
+      shares.add(now, 'g1', [...cost.tenants.values()], learn.shares);
+      last = { rising: learn.rising, baseline: baselines.get('g1', 'load', now).p95_ms };
+    }
+    assert.deepEqual(last, { rising: null, baseline: 14 });
+  });
 });
 
 describe('the observed plan', () => {

@@ -1,0 +1,32 @@
+// What one observation teaches each group's normal: its baseline p95 (baseline.js) and its
+// tenants' normal shares (share-normal.js). Pure; the observer calls it after judging and flagging.
+//
+// Both learn only while the group had shoppers to judge (enough searches, a signal) and none of
+// its tenants is flagged or was within the hold: one observation window (its p95 still holds the
+// burst after the store moved away), plus the range the shoppers' p95 reaches back
+// (load-latency.js) when that is the signal. The baseline also waits while a tenant's share has
+// risen like a culprit's (hot.js risingShares), flagged or not yet: a bot's first seconds, before
+// its group's p95 crosses the limit, must not raise the limit. Measured without that wait: make
+// demo REPEAT=5's fifth repetition learned 10.7 -> 13.1 ms in 16 s of a slow crawl, its limit
+// 15.7 -> 18.1 ms, and the bot was flagged 34 s after it began. The shares go on learning, so a
+// store that stays busier becomes normal in its share, stops being a candidate, and its group's
+// latency then becomes the normal too (unit test: within the share's half window).
+import { risingShares } from './hot.js';
+import { loadRangeS } from './load-latency.js';
+
+/**
+ * cost: observedCost()'s result; hot, observe: the policy's; normalShare(tenant, group, kind);
+ * flaggedAt: Map group -> ms of its latest flag; now: ms. Returns Map group -> { shares, baseline,
+ * rising } (whether each learns; the tenant whose share pauses the baseline, or null).
+ */
+export function whatLearns(cost, { hot, observe, normalShare, flaggedAt, now }) {
+  const rising = risingShares(cost, hot, normalShare);
+  const learns = new Map();
+  for (const g of cost.groups.values()) {
+    const holdMs = observe.windowS * 1000 + (g.signal === 'load' ? loadRangeS(observe.windowS) * 1000 : 0);
+    const quiet = now - (flaggedAt.get(g.group) ?? -Infinity) > holdMs;
+    const shares = Boolean(g.enough && g.signal !== null && quiet);
+    learns.set(g.group, { shares, baseline: shares && !rising.has(g.group), rising: rising.get(g.group) ?? null });
+  }
+  return learns;
+}
