@@ -237,7 +237,20 @@ export function calibrationText(results) {
       .map(([rate, share]) => `the bot at ${fmtNumber(rate)} pages/s (${fmtNumber(share * 100)}%)`),
   ].filter(Boolean).join(', ');
   const head = `The rates are shares of the lab's saturation, measured on it after a cold round run saturated: ${c.passes.length} windows of ${c.window_s} s of ${c.variant}'s stores with ${c.vus} shoppers and no think time until two in a row agreed within ${c.tolerance * 100}% (${rps} page views/s)`;
-  return `${head}${c.steady ? '' : ', **never steady** (the last window\'s figure was used)'}: saturation ${fmtNumber(c.saturation_rps)} page views/s, so ${rates}. `;
+  return `${head}${c.steady ? '' : ', **never steady** (the last window\'s figure was used)'}: saturation ${fmtNumber(c.saturation_rps)} page views/s, so ${rates}. ${closingText(results)}`;
+}
+
+/** results.calibration.closing in words: where the lab's saturation was after the last round, and the rates' shares of it then. */
+function closingText(results) {
+  const c = results.calibration;
+  const k = c.closing;
+  if (!k?.passes?.length) return '';
+  const shares = [
+    c.rate !== null && c.rate !== undefined ? `the storefront ${fmtNumber((c.rate / k.saturation_rps) * 100)}%` : null,
+    ...[...new Set(Object.values(c.burst_rates ?? {}))].map((r) => `the bot ${fmtNumber((r / k.saturation_rps) * 100)}%`),
+  ].filter(Boolean).join(', ');
+  const moved = Math.abs(k.ratio - 1) <= c.tolerance ? 'within the calibration\'s tolerance of it' : `**the lab got ${k.ratio > 1 ? 'faster: the rates were smaller' : 'slower: the rates were larger'} shares of it by the end**`;
+  return `After the last round the same windows measured ${fmtNumber(k.saturation_rps)} page views/s (${k.passes.map((p) => fmtNumber(p.throughput_rps)).join(', ')}${k.steady ? '' : ', never steady'}), ${fmtNumber(k.ratio)}x the calibration's, ${moved}${shares ? ` (${shares} of it)` : ''}. `;
 }
 
 /** results.settle in words, for the report's protocol paragraph ('' when the run had none). */

@@ -884,8 +884,9 @@ export function estimatedSeconds(plan) {
   const short = w.ramp_up_s + w.warmup_s;
   const { starts, fullWindows, shortWindows } = labStarts(plan);
   const cold = plan.quick ? (plan.dataset.kind ? 0 : starts * short) : fullWindows * window + shortWindows * short;
-  // calibrating (needsCalibration), once: typically three of its windows (QUICK, warming too: 4 on a warm JVM, more on a new one)
-  const cal = needsCalibration(plan) ? ((c, n) => n * (c.rampS + c.warmS + c.windowS + LOAD_START_S))(...(plan.quick ? [CALIBRATION_QUICK, 5] : [CALIBRATION, 3])) : 0;
+  // calibrating (needsCalibration), once: typically three of its windows (QUICK, warming too: 4
+  // on a warm JVM, more on a new one); a full run measures it again at its end (two windows)
+  const cal = needsCalibration(plan) ? ((c, n) => n * (c.rampS + c.warmS + c.windowS + LOAD_START_S))(...(plan.quick ? [CALIBRATION_QUICK, 5] : [CALIBRATION, 5])) : 0;
   return Math.round(plan.variants.length * plan.repetitions * window + plan.variants.length * build + cold + cal + (starts - 1) * LAB_RESTART_S);
 }
 

@@ -96,3 +96,30 @@ test('results.calibration validates; the report states the saturation, the windo
   await writeReport(dir, structuredClone(results));
   assert.doesNotMatch(readFileSync(join(dir, 'report.md'), 'utf8'), /saturation/);
 });
+
+test("a full run's closing calibration: results.calibration.closing validates, and the report says how far the lab moved and the rates' shares of it then", async () => {
+  const { results } = syntheticResults();
+  const r0 = structuredClone(results);
+  r0.plan.workload = { ...r0.plan.workload, model: 'open', rate: 234, rate_of_saturation: 0.4, vus: null, think_ms: null };
+  r0.variants[0].burst = { kind: 'bot', from: 0.25, to: 1, rate: 175, rate_of_saturation: 0.3 };
+  const base = { variant: r0.variants[0].name, vus: 8, window_s: 15, tolerance: 0.1, max_passes: 4, passes: [p(547), p(585)], steady: true, saturation_rps: 585, rate: 234, burst_rates: { [r0.variants[0].name]: 175 } };
+  for (const [closing, re] of [
+    [{ passes: [p(780), p(800)], steady: true, saturation_rps: 800, ratio: 1.37 },
+      /saturation 585 page views\/s, so [^\n]*\. After the last round the same windows measured 800 page views\/s \(780, 800\), 1\.37x the calibration's, \*\*the lab got faster: the rates were smaller shares of it by the end\*\* \(the storefront 29\.3%, the bot 21\.9% of it\)\. /],
+    [{ passes: [p(600), p(610)], steady: true, saturation_rps: 610, ratio: 1.04 }, /After the last round the same windows measured 610 page views\/s \(600, 610\), 1\.04x the calibration's, within the calibration's tolerance of it/],
+    [{ passes: [p(300), p(500), p(400), p(450)], steady: false, saturation_rps: 450, ratio: 0.77 }, /\(300, 500, 400, 450, never steady\), 0\.77x the calibration's, \*\*the lab got slower: the rates were larger shares/],
+  ]) {
+    const r = { ...structuredClone(r0), calibration: { ...base, closing } };
+    assert.deepEqual(validateResults(r), []);
+    const dir = join(mkdtempSync(join(tmpdir(), 'calibration-')), 'run');
+    await writeReport(dir, r);
+    assert.match(readFileSync(join(dir, 'report.md'), 'utf8'), re);
+  }
+  for (const bad of [{ passes: [], steady: true, saturation_rps: 800, ratio: 1.37 }, { passes: [p(800)], steady: true, saturation_rps: 800 }, { passes: [p(800)], steady: true, saturation_rps: 800, ratio: 0 }]) {
+    assert.notDeepEqual(validateResults({ ...structuredClone(r0), calibration: { ...base, closing: bad } }), [], JSON.stringify(bad));
+  }
+  // without a closing calibration (a QUICK run, or one whose windows answered nothing): nothing said
+  const dir = join(mkdtempSync(join(tmpdir(), 'calibration-')), 'run');
+  await writeReport(dir, { ...structuredClone(r0), calibration: base });
+  assert.doesNotMatch(readFileSync(join(dir, 'report.md'), 'utf8'), /After the last round/);
+});

@@ -15,7 +15,7 @@ import { esReason } from '@tenantlab/contract/errors';
 import { RunError } from '../errors.js';
 import { fmtWithUnit } from '../format.js';
 import { needsCalibration } from '../spec.js';
-import { calibrateRates, calibrationOf, saturatingWorkload } from './calibrate.js';
+import { calibrateRates, calibrationOf, closingSaturation, saturatingWorkload } from './calibrate.js';
 import { buildLayout } from './layouts.js';
 import { measureIngest, warmUpIngest } from './measure-ingest.js';
 import { measureManyShards, warmUpManyShards } from './measure-many-shards.js';
@@ -60,6 +60,15 @@ export async function measureWindows(run) {
     }
   }
   const { results } = run;
+  // a full run measures the lab's saturation again at its end, when the calibration's stores are in
+  // the lab up now (calibrate.js closingSaturation): the report says how far the lab moved
+  const cal = results.calibration;
+  const calibrated = cal && !plan.quick ? lab.sameLab(plan.order.at(-1)).find((v) => v.name === cal.variant) : null;
+  if (calibrated) {
+    const closing = await closingSaturation(run, calibrated, join(run.dir, 'repetitions', `99-calibrate-${cal.variant}`), cal);
+    if (closing) cal.closing = closing;
+    run.write();
+  }
   for (const v of results.variants) for (const rep of v.repetitions) markUnfit(rep, plan.workload);
   results.complete = results.variants.every((v) => v.repetitions.length === plan.repetitions && v.repetitions.every((r) => r.complete));
   if (results.complete) delete results.incomplete_reason;
