@@ -93,6 +93,24 @@ export class Baselines {
     };
   }
 
+  /**
+   * Forgets what `group` learned, for every signal (samples and the last baseline): an operator's
+   * word that its normal changed or was never normal (a load test, a planned saturation, new
+   * hardware). Until it is learned again (readyMs) only the absolute objective counts. -> the
+   * number of samples dropped.
+   */
+  forget(group) {
+    let dropped = 0;
+    for (const key of [...this.samples.keys(), ...this.last.keys()]) {
+      if (key.slice(0, key.lastIndexOf('|')) !== group) continue;
+      dropped += this.samples.get(key)?.length ?? 0;
+      this.samples.delete(key);
+      this.last.delete(key);
+      this.restored.delete(key);
+    }
+    return dropped;
+  }
+
   /** What the state store keeps: samples inside the window and the last ready baselines. */
   toJSON() {
     return { samples: Object.fromEntries(this.samples), last: Object.fromEntries(this.last) };

@@ -201,9 +201,21 @@ export class Observer {
     }
   }
 
-  /** Persists the baselines every 30 s (a restart keeps the groups' normal); a failure is logged only. */
-  async #saveBaselines(now) {
-    if (now - this.savedBaselinesAt < 30000 || !this.store.putMeta) return;
+  /**
+   * Forgets the baseline `group` learned (baseline.js forget) and saves at once, so a restart does
+   * not bring it back -> { group, samples_dropped }. The tenants' normal shares stay: a load
+   * test or a planned saturation scales every store alike.
+   */
+  async forgetBaseline(group) {
+    const dropped = this.baselines.forget(group);
+    this.log.info({ group, samples_dropped: dropped }, 'baseline forgotten: learned again from the next observations');
+    await this.#saveBaselines(Date.now(), { now: true });
+    return { group, samples_dropped: dropped };
+  }
+
+  /** Persists the baselines every 30 s (a restart keeps the groups' normal), or `now`; a failure is logged only. */
+  async #saveBaselines(now, { now: force = false } = {}) {
+    if ((!force && now - this.savedBaselinesAt < 30000) || !this.store.putMeta) return;
     this.savedBaselinesAt = now;
     await this.store.putMeta('baselines', { ...this.baselines.toJSON(), shares: this.shareNormals.toJSON() }).catch((err) => this.log.debug({ err: err.message }, 'baselines not saved'));
   }

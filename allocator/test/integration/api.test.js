@@ -29,7 +29,7 @@ describe('API', () => {
     const oa = await a.request('GET', '/openapi.json');
     assert.equal(oa.status, 200);
     assert.match(oa.body.openapi, /^3\./);
-    for (const p of ['/healthz', '/readyz', '/metrics', '/groups', '/tenants', '/tenants/_bulk', '/tenants/{id}', '/tenants/{id}/move', '/jobs/{id}', '/plan/rebalance', '/rebalance', '/hot']) {
+    for (const p of ['/healthz', '/readyz', '/metrics', '/groups', '/groups/{group}/baseline', '/tenants', '/tenants/_bulk', '/tenants/{id}', '/tenants/{id}/move', '/jobs/{id}', '/plan/rebalance', '/rebalance', '/hot']) {
       assert.ok(oa.body.paths[p], `openapi lacks ${p}`);
     }
     assert.ok(oa.body.paths['/tenants'].post.requestBody, 'POST /tenants documents its body');
@@ -124,6 +124,16 @@ describe('API', () => {
     assertError(await a.request('POST', `/tenants/${id('mv')}/move`, {}), 400, 'bad_request');
     assertError(await a.request('POST', `/tenants/${id('mv')}/move`, { index: t.body.index, group: 'g1' }), 400, 'bad_request');
     assertError(await a.request('POST', `/tenants/${id('mv')}/move`, { group: 'g1', speed: 'fast' }), 400, 'bad_request');
+    assertError(await a.request('DELETE', '/groups/nope/baseline'), 404, 'unknown_group');
+  });
+
+  it("forgets a group's learned baseline on DELETE /groups/{group}/baseline, and keeps it forgotten in the saved state", async () => {
+    const res = await a.request('DELETE', '/groups/g1/baseline');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.group, 'g1');
+    assert.ok(Number.isInteger(res.body.samples_dropped) && res.body.samples_dropped >= 0);
+    const g1 = (await a.request('GET', '/groups')).body.groups.find((g) => g.name === 'g1');
+    assert.ok(!g1.latency?.baseline?.ready, `no ready baseline right after: ${JSON.stringify(g1.latency?.baseline)}`);
   });
 
   it('refuses to move a tenant that is already moving, or to delete it meanwhile', async () => {

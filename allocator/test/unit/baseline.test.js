@@ -92,6 +92,20 @@ describe('baseline', () => {
     assert.deepEqual([b.get('g1', 'load').p95_ms, b.get('g1', 'load').ready], [45, true]);
   });
 
+  it("forgets one group's samples and last baseline, every signal, and no other group's", () => {
+    const b = make();
+    for (let s = 0; s <= 60; s += 5) for (const [g, sig] of [['g1', 'load'], ['g1', 'probe'], ['g10', 'load']]) b.add(s * 1000, g, sig, 30, true);
+    b.restore(JSON.parse(JSON.stringify(b.toJSON()))); // as after a restart: the last ones marked restored
+    assert.equal(b.forget('g1'), 26);
+    assert.equal(b.get('g1', 'load'), null, 'nothing left to stand in, not even the last one');
+    assert.equal(b.get('g1', 'probe'), null);
+    assert.equal(b.get('g10', 'load').p95_ms, 30, 'a group whose name starts the same is untouched');
+    assert.deepEqual(Object.keys(b.toJSON().samples), ['g10|load'], 'the saved state forgets it too');
+    b.add(65000, 'g1', 'load', 12, true);
+    assert.deepEqual([b.get('g1', 'load').p95_ms, b.get('g1', 'load').ready], [12, false], 'learned again from the next observations');
+    assert.equal(b.forget('g9'), 0);
+  });
+
   it('survives a restart: restored from what the state keeps, and the last one stays (stale) after a long stop', () => {
     const b = make();
     for (let s = 0; s <= 40; s += 5) b.add(s * 1000, 'g1', 'probe', 30, true);

@@ -236,9 +236,11 @@ export function calibrationText(results) {
     ...[...new Map(results.variants.filter((v) => c.burst_rates?.[v.name] !== undefined).map((v) => [c.burst_rates[v.name], v.burst.rate_of_saturation])).entries()]
       .map(([rate, share]) => `the bot at ${fmtNumber(rate)} pages/s (${fmtNumber(share * 100)}%)`),
   ].filter(Boolean).join(', ');
-  const head = `The rates are shares of the lab's saturation, measured on it after a cold round run saturated: ${c.passes.length} windows of ${c.window_s} s of ${c.variant}'s stores with ${c.vus} shoppers and no think time until two in a row agreed within ${c.tolerance * 100}% (${rps} page views/s)`;
+  const head = `The rates are shares of the lab's saturation, measured on it after a cold round run saturated: ${c.passes.length} windows of ${c.window_s} s of ${c.variant}'s stores with ${c.vus} shoppers and no think time until ${IN_A_ROW[c.windows ?? 2] ?? `${c.windows} in a row`} agreed within ${fmtNumber(c.tolerance * 100)}% (${rps} page views/s)`;
   return `${head}${c.steady ? '' : ', **never steady** (the last window\'s figure was used)'}: saturation ${fmtNumber(c.saturation_rps)} page views/s, so ${rates}. ${closingText(results)}`;
 }
+
+const IN_A_ROW = { 2: 'two in a row', 3: 'three in a row', 4: 'four in a row' };
 
 /** results.calibration.closing in words: where the lab's saturation was after the last round, and the rates' shares of it then. */
 function closingText(results) {

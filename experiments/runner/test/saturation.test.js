@@ -14,14 +14,16 @@ import { syntheticResults } from './fixtures/synthetic.js';
 
 const p = (throughput_rps, p95_ms = 40) => ({ throughput_rps, p95_ms });
 
-test('calibrated: two windows in a row that measured something, throughputs within the tolerance', () => {
-  assert.equal(calibrated([p(300)]), false, 'one window never is');
-  assert.equal(calibrated([p(300), p(329)]), true, '+9.7% agrees');
-  assert.equal(calibrated([p(300), p(331)]), false, 'a lab still warming (+10.3%) does not');
-  assert.equal(calibrated([p(300), p(271)]), true, '-9.7% agrees');
-  assert.equal(calibrated([p(122), p(174), p(180)]), true, 'only the last two count');
-  assert.equal(calibrated([p(0, null), p(0, null)]), false, 'nothing measured');
-  assert.equal(calibrated([p(300), p(340)], { tolerance: 0.15 }), true);
+test('calibrated: the last three windows measured something, the highest at most the tolerance (5%) above the lowest', () => {
+  assert.equal(calibrated([p(300), p(301)]), false, 'two windows never are');
+  assert.equal(calibrated([p(551), p(559), p(539)]), true, "a fresh lab's plateau (+3.7%)");
+  assert.equal(calibrated([p(163), p(182.2), p(180.6)]), false, "the demo's false plateau of 2026-11-29: two within 10%, three not within 5%");
+  assert.equal(calibrated([p(300), p(310), p(316)]), false, 'a lab still warming 2.6% a window (+5.3%) does not');
+  assert.equal(calibrated([p(300), p(315), p(300)]), true, 'exactly 5% does');
+  assert.equal(calibrated([p(122), p(174), p(480), p(490), p(500)]), true, 'only the last three count');
+  assert.equal(calibrated([p(0, null), p(0, null), p(0, null)]), false, 'nothing measured');
+  assert.equal(calibrated([p(500), p(0, null), p(500)]), false, 'a window that answered nothing breaks the run');
+  assert.equal(calibrated([p(300), p(329)], { tolerance: 0.1, windows: 2 }), true, 'two within 10%: the rule of the runs to 2026-11-29');
 });
 
 test('rateAt: a share of the saturation in whole requests/s, never below 1', () => {
@@ -57,10 +59,11 @@ test('saturatingWorkload: closed shoppers with no think time, the plan\'s phases
   assert.equal(w.model, 'open', 'the plan\'s workload is not changed');
 });
 
-test('calibrationOf: a full run in 15 s windows up to 4; a QUICK run (the demo too), whose cold round is seconds, in 5 s windows up to 12', () => {
+test('calibrationOf: a full run in 15 s windows up to 8; a QUICK run (the demo too), whose cold round is seconds, in 8 s windows up to 20 (about five minutes for a lab just started)', () => {
   assert.equal(calibrationOf({ quick: false }), CALIBRATION);
   assert.equal(calibrationOf({ quick: true }), CALIBRATION_QUICK);
-  assert.deepEqual([CALIBRATION.windowS, CALIBRATION.maxPasses, CALIBRATION.tolerance, CALIBRATION_QUICK.windowS, CALIBRATION_QUICK.maxPasses, CALIBRATION_QUICK.tolerance], [15, 4, 0.1, 5, 12, 0.1]);
+  assert.deepEqual([CALIBRATION.windowS, CALIBRATION.maxPasses, CALIBRATION.tolerance, CALIBRATION.windows], [15, 8, 0.05, 3]);
+  assert.deepEqual([CALIBRATION_QUICK.windowS, CALIBRATION_QUICK.maxPasses, CALIBRATION_QUICK.tolerance, CALIBRATION_QUICK.windows], [8, 20, 0.05, 3]);
 });
 
 test('results.calibration validates; the report states the saturation, the windows and the rates, and says when it never was steady', async () => {
@@ -73,6 +76,7 @@ test('results.calibration validates; the report states the saturation, the windo
     [{ ...base, passes: [p(880.2), p(1012), p(1031.4)], steady: true },
       /The rates are shares of the lab's saturation, measured on it after a cold round run saturated: 3 windows of 15 s of \S+'s stores with 8 shoppers and no think time until two in a row agreed within 10% \(880, 1,012, 1,031 page views\/s\): saturation 1,031 page views\/s, so the storefront at 413 page views\/s \(40%\), the bot at 330 pages\/s \(32%\)\. /],
     [{ ...base, passes: [p(500), p(700), p(900), p(1031.4)], steady: false }, /\*\*never steady\*\* \(the last window's figure was used\): saturation 1,031/],
+    [{ ...base, tolerance: 0.05, windows: 3, passes: [p(880.2), p(1012), p(1031.4), p(1020)], steady: true, saturation_rps: 1020 }, /4 windows of 15 s of \S+'s stores with 8 shoppers and no think time until three in a row agreed within 5% \(880, 1,012, 1,031, 1,020 page views\/s\): saturation 1,020/],
   ]) {
     const r = { ...structuredClone(r0), calibration };
     assert.deepEqual(validateResults(r), []);

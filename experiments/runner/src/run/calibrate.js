@@ -6,7 +6,7 @@
 // neighbour at all (the crawled group at half its quota). Rally's target throughput is absolute
 // too; its users find it by running the track unthrottled first, which is what this does:
 // closed shoppers with no think time (the storefront's own mix, the first variant's stores),
-// windows until two in a row agree, the last one's throughput the saturation rate. Each rate
+// windows until the last three agree within 5%, the last one's throughput the saturation rate. Each rate
 // given as `{ saturation: share }` becomes share x that rate (whole requests/s, at least 1),
 // and results.json keeps the windows and the rates they gave (results.calibration).
 import { RunError } from '../errors.js';
@@ -16,12 +16,12 @@ import { windowsUntilSteady } from './measure-search.js';
 /** How a run calibrates: a full run's windows, or a QUICK run's shorter ones (the demo's too: a 5-s window of a few shoppers with no think time is already a thousand page views or more). */
 export const calibrationOf = (plan) => (plan.quick ? CALIBRATION_QUICK : CALIBRATION);
 
-/** Whether the last two windows agree: both measured something, throughputs within `tolerance` of each other. */
-export function calibrated(passes, { tolerance = CALIBRATION.tolerance } = {}) {
-  if (passes.length < 2) return false;
-  const [a, b] = passes.slice(-2);
-  if (!(a.throughput_rps > 0) || !(b.throughput_rps > 0)) return false;
-  return Math.abs(b.throughput_rps / a.throughput_rps - 1) <= tolerance;
+/** Whether the last `windows` windows agree: each measured something, the highest throughput at most `tolerance` above the lowest. */
+export function calibrated(passes, { tolerance = CALIBRATION.tolerance, windows = CALIBRATION.windows } = {}) {
+  if (passes.length < windows) return false;
+  const last = passes.slice(-windows).map((p) => p.throughput_rps);
+  if (!last.every((x) => x > 0)) return false;
+  return Math.max(...last) / Math.min(...last) - 1 <= tolerance + 1e-12;
 }
 
 /** A share of the saturation rate as the load engine takes it: whole requests/s, at least 1. */
@@ -64,7 +64,7 @@ export function saturatingWorkload(workload, vus, phases = null) {
  */
 export async function calibrateRates(run, v, dir, opts = calibrationOf(run.plan)) {
   const { plan, log } = run;
-  const out = { variant: v.name, vus: opts.vus, window_s: opts.windowS, tolerance: opts.tolerance, max_passes: opts.maxPasses };
+  const out = { variant: v.name, vus: opts.vus, window_s: opts.windowS, tolerance: opts.tolerance, windows: opts.windows, max_passes: opts.maxPasses };
   Object.assign(out, await saturationWindows(run, v, dir, opts, 'calibrating'));
   const saturation = out.passes.at(-1).throughput_rps;
   if (!(saturation > 0)) throw new RunError(`calibration: ${v.name}'s ${out.passes.length} windows answered nothing; is the lab up?`);
@@ -82,12 +82,12 @@ export async function calibrateRates(run, v, dir, opts = calibrationOf(run.plan)
 
 const share = (x) => `${Math.round(x * 1000) / 10}% of it`;
 
-/** Windows of `v`'s stores at saturation until two in a row agree (opts: CALIBRATION's) -> { passes, steady }. */
+/** Windows of `v`'s stores at saturation until the last opts.windows agree (opts: CALIBRATION's) -> { passes, steady }. */
 function saturationWindows(run, v, dir, opts, what) {
   return windowsUntilSteady(run, v, dir, saturatingWorkload(run.plan.workload, opts.vus, opts), 'calibrate', {
     maxPasses: opts.maxPasses,
     passOf: (f) => ({ throughput_rps: f?.requests ? f.throughput_rps : 0, p95_ms: f?.requests ? f.p95_ms ?? null : null }),
-    steady: (passes) => calibrated(passes, { tolerance: opts.tolerance }),
+    steady: (passes) => calibrated(passes, { tolerance: opts.tolerance, windows: opts.windows }),
     say: (pass, n, steady) => `${what}: ${v.name} window ${n}: ${pass.throughput_rps} page views/s with ${opts.vus} shoppers and no think time, p95 ${pass.p95_ms ?? '-'} ms${steady ? ' (steady)' : ''}`,
   });
 }

@@ -69,6 +69,33 @@ export async function startAllocator({ esUrl, prefix, isolate, dir, variant }) {
 }
 
 /**
+ * Tells each closed-loop allocator of `variants` to forget the baselines its groups learned
+ * (DELETE /groups/{group}/baseline): the cold round and the calibration ran saturated on their
+ * stores, and their allocators learned that p95 as the groups' normal. Measured: make demo on a
+ * lab just warmed, the isolated allocator's baseline 29.4 ms after the calibration against 8-12 ms
+ * of steady traffic, its bot flagged 28 s after it began while the left-alone one, which had seen
+ * none of it, flagged at 7 s. Called after the settling windows (the planned load): the shoppers'
+ * p95 (load-latency.js: the last 15 s) then reaches back to planned load only.
+ */
+export async function forgetBaselines(run, variants) {
+  const { layouts, log } = run;
+  const said = [];
+  for (const v of variants) {
+    const alloc = layouts.allocators.get(v.name);
+    if (!alloc) continue;
+    for (const g of layouts.loopGroups.get(v.name) ?? []) {
+      try {
+        await alloc.api.call('DELETE', `/groups/${encodeURIComponent(g)}/baseline`);
+      } catch (err) {
+        throw new RunError(`variant ${v.name}: its allocator did not forget ${g}'s baseline after the calibration: ${err.message.split('\n')[0]}`, 1);
+      }
+    }
+    said.push(v.name);
+  }
+  if (said.length) log(`the allocators of ${said.join(', ')} forget the baselines they learned during the saturated windows: learned again from the planned load`);
+}
+
+/**
  * Places the stores through the allocator: odd store numbers on `groups[0]`, even on
  * `groups[1]`, shared indices; the burst store on `targetGroup` when given (a control's: on the
  * other group from the start). Returns the layout's names as layout.js's layoutNames does, the

@@ -16,6 +16,7 @@ import { RunError } from '../errors.js';
 import { fmtWithUnit } from '../format.js';
 import { needsCalibration } from '../spec.js';
 import { calibrateRates, calibrationOf, closingSaturation, saturatingWorkload } from './calibrate.js';
+import { forgetBaselines } from './isolation.js';
 import { buildLayout } from './layouts.js';
 import { measureIngest, warmUpIngest } from './measure-ingest.js';
 import { measureManyShards, warmUpManyShards } from './measure-many-shards.js';
@@ -149,6 +150,10 @@ async function prepareLab(run, vname, { restarted, fresh }) {
     run.results.settle = await settleSearch(run, first, join(run.dir, 'repetitions', `00-settle-${vname}`), settleOf(plan, { narrate: run.narrate }));
     run.write();
   }
+  // the saturated windows (the cold round's, the calibration's) are no group's normal: the
+  // allocators of the variants they ran on learn it again from the planned load, in their first
+  // repetition's ramp-up, warm-up and the stretch before its burst (isolation.js forgetBaselines)
+  if (uncalibrated) await forgetBaselines(run, [...new Set([...warm, lab.sameLab(vname)[0]])]);
 }
 
 /** One pass of the variant's workload that is not measured (`full`: a whole window); its folder is deleted after. */
