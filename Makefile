@@ -135,7 +135,7 @@ experiments: ## List the experiments: name, hypothesis, source, expected directi
 experiment: ## Run NAME= [QUICK=1] [REPEAT=N] [LAB=own|running]: repeated, interleaved runs; table, verdict, report
 	@scripts/experiment run
 
-demo: ## The noisy neighbour, live on the running lab (~5 min; QUICK=1 under 2 min; REPEAT=N repetitions, default 1): a bot floods one store, the allocator flags and moves it; at the end how often it did, and the report
+demo: ## The noisy neighbour, live on the running lab (~5 min; QUICK=1 about 3 on a warm lab, up to 5 more on one just started; REPEAT=N repetitions, default 1): a bot floods one store, the allocator flags and moves it; at the end how often it did, and the report
 	@scripts/experiment demo
 
 console: ## The lab console in a browser (cluster map, live health, moves, experiments): its address, opened when there is a desktop

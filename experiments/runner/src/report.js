@@ -236,11 +236,18 @@ export function calibrationText(results) {
     ...[...new Map(results.variants.filter((v) => c.burst_rates?.[v.name] !== undefined).map((v) => [c.burst_rates[v.name], v.burst.rate_of_saturation])).entries()]
       .map(([rate, share]) => `the bot at ${fmtNumber(rate)} pages/s (${fmtNumber(share * 100)}%)`),
   ].filter(Boolean).join(', ');
-  const head = `The rates are shares of the lab's saturation, measured on it after a cold round run saturated: ${c.passes.length} windows of ${c.window_s} s of ${c.variant}'s stores with ${c.vus} shoppers and no think time until ${IN_A_ROW[c.windows ?? 2] ?? `${c.windows} in a row`} agreed within ${fmtNumber(c.tolerance * 100)}% (${rps} page views/s)`;
-  return `${head}${c.steady ? '' : ', **never steady** (the last window\'s figure was used)'}: saturation ${fmtNumber(c.saturation_rps)} page views/s, so ${rates}. ${closingText(results)}`;
+  // runs before 2026-11-29 15:00 stopped at two windows within the tolerance and took the last one's figure
+  const tol = fmtNumber(c.tolerance * 100);
+  const rule = c.windows ? `until ${IN_A_ROW[c.windows - 1] ?? `${c.windows - 1} in a row`} set no new high more than ${tol}% above the best before them` : `until two in a row agreed within ${tol}%`;
+  const used = c.windows ? `the median of the last ${NUMBER[c.windows] ?? c.windows}` : "the last window's figure";
+  const head = `The rates are shares of the lab's saturation, measured on it after a cold round run saturated: ${c.passes.length} windows of ${c.window_s} s of ${c.variant}'s stores with ${c.vus} shoppers and no think time ${rule} (${rps} page views/s)`;
+  const saturation = `saturation${c.windows ? ` (${used})` : ''} ${fmtNumber(c.saturation_rps)} page views/s`;
+  return `${head}${c.steady ? '' : `, **never steady** (${used} was used)`}: ${saturation}, so ${rates}. ${closingText(results)}`;
 }
 
-const IN_A_ROW = { 2: 'two in a row', 3: 'three in a row', 4: 'four in a row' };
+const NUMBER = { 2: 'two', 3: 'three', 4: 'four' };
+
+const IN_A_ROW = { 1: 'the last window', 2: 'two in a row', 3: 'three in a row' };
 
 /** results.calibration.closing in words: where the lab's saturation was after the last round, and the rates' shares of it then. */
 function closingText(results) {

@@ -445,8 +445,9 @@ function rateOf(c, v, path, range, { exclusiveMin = false } = {}) {
 }
 
 // The calibration's windows (run/calibrate.js): closed shoppers with no think time, windows
-// until the last `windows` of them agree within `tolerance` (the highest at most that much above
-// the lowest), at most maxPasses. 8 shoppers: the count that saturated the Intel Xeon lab the
+// until the last `windows - 1` set no new high more than `tolerance` above the best before them
+// (the lab stopped getting faster), at most maxPasses; the saturation is the median of the last
+// `windows`. 8 shoppers: the count that saturated the Intel Xeon lab the
 // noisy-neighbour shares were measured on (300-320 page views/s). A full run calibrates after a
 // cold round of full saturated windows (about 5 minutes for noisy-neighbour), a QUICK run (the
 // demo) after one of seconds on indices just built: its own windows do the warming, so it may
@@ -454,8 +455,9 @@ function rateOf(c, v, path, range, { exclusiveMin = false } = {}) {
 // `make load` on a fresh native lab answered 242, 344, 417, 484, 551, 559 and 539 page views/s
 // (2026-11-29, 3 to 7 minutes after make up), and two 5-s windows within 10% stopped the demo's
 // calibration at 181 page views/s on a lab that answered 712 ten minutes later: its bot, at 30%
-// of the cold figure, flagged 1 of 5. Three windows within 5% wait for the plateau; QUICK's
-// 20 windows of 8 s give a fresh lab about five minutes to reach it.
+// of the cold figure, flagged 1 of 5. Two windows with no new high wait for the plateau (a warm
+// lab's 8-s windows scatter by 10% with no trend: a rule on their spread would wait for ever);
+// QUICK's 20 windows of 8 s give a fresh lab about five minutes to reach it.
 export const CALIBRATION = Object.freeze({ vus: 8, rampS: 2, warmS: 3, windowS: 15, tolerance: 0.05, windows: 3, maxPasses: 8 });
 export const CALIBRATION_QUICK = Object.freeze({ vus: 8, rampS: 1, warmS: 2, windowS: 8, tolerance: 0.05, windows: 3, maxPasses: 20 });
 // a window's load engine start and stop, beside its phases (estimatedSeconds)

@@ -7,23 +7,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CALIBRATION, CALIBRATION_QUICK } from '../src/spec.js';
-import { applyCalibration, calibrated, calibrationOf, rateAt, saturatingWorkload } from '../src/run/calibrate.js';
+import { applyCalibration, calibrated, calibrationOf, rateAt, saturatingWorkload, saturationOf } from '../src/run/calibrate.js';
 import { validateResults } from '../src/results.js';
 import { writeReport } from '../src/report.js';
 import { syntheticResults } from './fixtures/synthetic.js';
 
 const p = (throughput_rps, p95_ms = 40) => ({ throughput_rps, p95_ms });
 
-test('calibrated: the last three windows measured something, the highest at most the tolerance (5%) above the lowest', () => {
+test('calibrated: the last two windows measured something and set no new high over 5% above the best before them; the saturation is the median of the last three', () => {
   assert.equal(calibrated([p(300), p(301)]), false, 'two windows never are');
-  assert.equal(calibrated([p(551), p(559), p(539)]), true, "a fresh lab's plateau (+3.7%)");
-  assert.equal(calibrated([p(163), p(182.2), p(180.6)]), false, "the demo's false plateau of 2026-11-29: two within 10%, three not within 5%");
-  assert.equal(calibrated([p(300), p(310), p(316)]), false, 'a lab still warming 2.6% a window (+5.3%) does not');
-  assert.equal(calibrated([p(300), p(315), p(300)]), true, 'exactly 5% does');
-  assert.equal(calibrated([p(122), p(174), p(480), p(490), p(500)]), true, 'only the last three count');
+  assert.equal(calibrated([p(551), p(559), p(539)]), true, "a fresh lab's plateau: 559 is 1.5% over 551");
+  assert.equal(calibrated([p(163), p(182.2), p(180.6)]), false, "the demo's false plateau of 2026-11-29: 182 is 12% over 163");
+  assert.equal(calibrated([p(163), p(182.2), p(180.6), p(181)]), true, 'then no new high');
+  assert.equal(calibrated([p(497.75), p(634), p(594.63), p(538.25)]), true, "a warm lab's 8-s windows scatter by 10%, yet set no new high");
+  assert.equal(calibrated([p(359), p(395), p(396), p(446)]), false, 'a lab still warming sets one');
+  assert.equal(calibrated([p(300), p(315), p(300)]), true, 'exactly 5% above the best before is no new high');
   assert.equal(calibrated([p(0, null), p(0, null), p(0, null)]), false, 'nothing measured');
-  assert.equal(calibrated([p(500), p(0, null), p(500)]), false, 'a window that answered nothing breaks the run');
-  assert.equal(calibrated([p(300), p(329)], { tolerance: 0.1, windows: 2 }), true, 'two within 10%: the rule of the runs to 2026-11-29');
+  assert.equal(calibrated([p(500), p(0, null), p(500)]), false, 'a window that answered nothing');
+  assert.equal(saturationOf([p(497.75), p(634), p(594.63), p(538.25)]), 594.63);
+  assert.equal(saturationOf([p(100), p(200)]), 150, 'fewer windows: the median of those');
 });
 
 test('rateAt: a share of the saturation in whole requests/s, never below 1', () => {
@@ -76,7 +78,8 @@ test('results.calibration validates; the report states the saturation, the windo
     [{ ...base, passes: [p(880.2), p(1012), p(1031.4)], steady: true },
       /The rates are shares of the lab's saturation, measured on it after a cold round run saturated: 3 windows of 15 s of \S+'s stores with 8 shoppers and no think time until two in a row agreed within 10% \(880, 1,012, 1,031 page views\/s\): saturation 1,031 page views\/s, so the storefront at 413 page views\/s \(40%\), the bot at 330 pages\/s \(32%\)\. /],
     [{ ...base, passes: [p(500), p(700), p(900), p(1031.4)], steady: false }, /\*\*never steady\*\* \(the last window's figure was used\): saturation 1,031/],
-    [{ ...base, tolerance: 0.05, windows: 3, passes: [p(880.2), p(1012), p(1031.4), p(1020)], steady: true, saturation_rps: 1020 }, /4 windows of 15 s of \S+'s stores with 8 shoppers and no think time until three in a row agreed within 5% \(880, 1,012, 1,031, 1,020 page views\/s\): saturation 1,020/],
+    [{ ...base, tolerance: 0.05, windows: 3, passes: [p(880.2), p(1012), p(1031.4), p(1020)], steady: true, saturation_rps: 1020 }, /4 windows of 15 s of \S+'s stores with 8 shoppers and no think time until two in a row set no new high more than 5% above the best before them \(880, 1,012, 1,031, 1,020 page views\/s\): saturation \(the median of the last three\) 1,020 page views\/s, so /],
+    [{ ...base, tolerance: 0.05, windows: 3, passes: [p(83), p(101), p(130)], steady: false, saturation_rps: 101 }, /\*\*never steady\*\* \(the median of the last three was used\): saturation \(the median of the last three\) 101/],
   ]) {
     const r = { ...structuredClone(r0), calibration };
     assert.deepEqual(validateResults(r), []);

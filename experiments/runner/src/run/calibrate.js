@@ -6,7 +6,8 @@
 // neighbour at all (the crawled group at half its quota). Rally's target throughput is absolute
 // too; its users find it by running the track unthrottled first, which is what this does:
 // closed shoppers with no think time (the storefront's own mix, the first variant's stores),
-// windows until the last three agree within 5%, the last one's throughput the saturation rate. Each rate
+// windows until the last two set no new high (5% above the best before them), the median of the
+// last three the saturation rate. Each rate
 // given as `{ saturation: share }` becomes share x that rate (whole requests/s, at least 1),
 // and results.json keeps the windows and the rates they gave (results.calibration).
 import { RunError } from '../errors.js';
@@ -16,12 +17,27 @@ import { windowsUntilSteady } from './measure-search.js';
 /** How a run calibrates: a full run's windows, or a QUICK run's shorter ones (the demo's too: a 5-s window of a few shoppers with no think time is already a thousand page views or more). */
 export const calibrationOf = (plan) => (plan.quick ? CALIBRATION_QUICK : CALIBRATION);
 
-/** Whether the last `windows` windows agree: each measured something, the highest throughput at most `tolerance` above the lowest. */
+/**
+ * Whether the lab stopped getting faster: the last `windows - 1` windows measured something and
+ * set no new high more than `tolerance` above the best window before them. A lab warming up sets
+ * one window after window (83 -> 634 page views/s in 17 windows of 8 s on a lab just started);
+ * a warm one's 8-s windows scatter by up to 10% (634, 594, 538, 594) with no trend, which a
+ * rule on their spread would take for warming.
+ */
 export function calibrated(passes, { tolerance = CALIBRATION.tolerance, windows = CALIBRATION.windows } = {}) {
   if (passes.length < windows) return false;
-  const last = passes.slice(-windows).map((p) => p.throughput_rps);
-  if (!last.every((x) => x > 0)) return false;
-  return Math.max(...last) / Math.min(...last) - 1 <= tolerance + 1e-12;
+  const recent = passes.slice(-(windows - 1)).map((p) => p.throughput_rps);
+  const before = passes.slice(0, -(windows - 1)).map((p) => p.throughput_rps);
+  if (!recent.every((x) => x > 0)) return false;
+  return Math.max(...recent) <= Math.max(...before) * (1 + tolerance) + 1e-9;
+}
+
+/** The saturation the windows measured: the median of the last `windows` (one scattered window does not set the rates). */
+export function saturationOf(passes, { windows = CALIBRATION.windows } = {}) {
+  const last = passes.slice(-windows).map((p) => p.throughput_rps).sort((a, b) => a - b);
+  const mid = Math.floor(last.length / 2);
+  const m = last.length % 2 ? last[mid] : (last[mid - 1] + last[mid]) / 2;
+  return Math.round(m * 100) / 100;
 }
 
 /** A share of the saturation rate as the load engine takes it: whole requests/s, at least 1. */
@@ -60,13 +76,13 @@ export function saturatingWorkload(workload, vus, phases = null) {
  * Measures the lab's saturation with variant `v`'s stores (windows into a folder deleted after)
  * and sets the plan's rates -> results.calibration: { variant, vus, window_s, tolerance,
  * max_passes, passes: [{ throughput_rps, p95_ms }], steady, saturation_rps, rate, burst_rates }.
- * Not steady after max_passes: the last window's throughput is used and the report says so.
+ * Not steady after max_passes: the median of the last windows is used and the report says so.
  */
 export async function calibrateRates(run, v, dir, opts = calibrationOf(run.plan)) {
   const { plan, log } = run;
   const out = { variant: v.name, vus: opts.vus, window_s: opts.windowS, tolerance: opts.tolerance, windows: opts.windows, max_passes: opts.maxPasses };
   Object.assign(out, await saturationWindows(run, v, dir, opts, 'calibrating'));
-  const saturation = out.passes.at(-1).throughput_rps;
+  const saturation = saturationOf(out.passes, { windows: opts.windows });
   if (!(saturation > 0)) throw new RunError(`calibration: ${v.name}'s ${out.passes.length} windows answered nothing; is the lab up?`);
   out.saturation_rps = saturation;
   const rates = applyCalibration(plan, saturation);
@@ -76,7 +92,7 @@ export async function calibrateRates(run, v, dir, opts = calibrationOf(run.plan)
   const said = [rates.workload !== null ? `the storefront at ${rates.workload}/s (${share(plan.workload.rate_of_saturation)})` : null,
     bots.length === 1 ? `the bot at ${bots[0]}/s (${share(plan.variants.find((x) => x.burst?.rate_of_saturation).burst.rate_of_saturation)})`
       : Object.entries(rates.bursts).map(([n, r]) => `${n}'s bot at ${r}/s`).join(', ') || null].filter(Boolean);
-  log(`calibrated: the lab answers ${saturation} page views/s saturated${out.steady ? '' : ` (not steady after ${out.passes.length} windows: the last one's)`}; ${said.join(', ')}`);
+  log(`calibrated: the lab answers ${saturation} page views/s saturated${out.steady ? '' : ` (not steady after ${out.passes.length} windows: the median of the last ${opts.windows})`}; ${said.join(', ')}`);
   return out;
 }
 
@@ -103,7 +119,7 @@ function saturationWindows(run, v, dir, opts, what) {
  */
 export async function closingSaturation(run, v, dir, calibration, opts = CALIBRATION) {
   const out = await saturationWindows(run, v, dir, opts, 'closing calibration');
-  const saturation = out.passes.at(-1).throughput_rps;
+  const saturation = saturationOf(out.passes, { windows: opts.windows });
   if (!(saturation > 0)) {
     run.log(`closing calibration: ${v.name}'s ${out.passes.length} windows answered nothing; the report states the calibration only`);
     return null;
