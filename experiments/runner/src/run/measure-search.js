@@ -4,6 +4,7 @@
 // when the burst store was flagged and moved, and its neighbours' latency before, during and
 // after; then the burst store goes back to its group, so every repetition starts alike.
 import { mkdirSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { esReason } from '@tenantlab/contract/errors';
 import { RunError } from '../errors.js';
 import { queueSampler, snapshot, windowFigures } from './es-stats.js';
@@ -68,6 +69,9 @@ export async function measureSearch(run, variant, i, repDir, rep) {
       const c = await awaitClear(alloc.api, loop.target, { timeoutMs: 60000, signal: run.signal });
       run.check();
       if (c.waited_s > 1 || !c.clear) log(`  ${c.clear ? `waited ${c.waited_s} s for` : `after ${c.waited_s} s, still not`} the allocator's window clear of the last repetition (${loop.target} not flagged, every group within its objective)`);
+      // the burst store where the repetition says it is, whatever moved it since the last one
+      if (await putBack(alloc.api, loop.target, loop.home)) log(`  ${loop.target} was not on ${loop.home}: moved back before the repetition`);
+      run.check();
     }
     const tell = run.narrate && loop ? narrator({ log, pointsFile: pointsFileOf(repDir), target: loop.target, groups: loop.groups, home: loop.home, burst: variant.burst, measureS: plan.workload.measure_s }) : null;
     const out = await runLoad({
@@ -118,7 +122,13 @@ export async function measureSearch(run, variant, i, repDir, rep) {
     run.check();
     // only once the allocator's window no longer holds the burst: put back while it still saw the
     // crawl, the store would be flagged in its old group again and auto-isolation (whose cool-down
-    // an operator's move ends) would move it out once more before the next repetition
+    // an operator's move ends) would move it out once more before the next repetition. When
+    // auto-isolation did not move it, first until its window has passed the crawl's end: not
+    // flagged now is not enough (make demo, 2026-11-29: clear when the window ended, the store was
+    // flagged and moved 10 s later, while the next variant measured, and the next isolated
+    // repetition crawled it on the other group)
+    if (variant.isolate.auto && !rep.isolation?.move) await sleep((variant.isolate.window_s + 2 * variant.isolate.interval_s) * 1000, null, { signal: run.signal }).catch(() => {}); // an interrupt: run.check() says it
+    run.check();
     await awaitClear(alloc.api, loop.target, { timeoutMs: 60000, signal: run.signal });
     run.check();
     if (await putBack(alloc.api, loop.target, loop.home)) log(`  ${loop.target} moved back to ${loop.home} for the next repetition`);
