@@ -242,7 +242,7 @@ export function calibrationText(results) {
   const used = c.windows ? `the median of the last ${NUMBER[c.windows] ?? c.windows}` : "the last window's figure";
   const head = `The rates are shares of the lab's saturation, measured on it after a cold round run saturated: ${c.passes.length} windows of ${c.window_s} s of ${c.variant}'s stores with ${c.vus} shoppers and no think time ${rule} (${rps} page views/s)`;
   const saturation = `saturation${c.windows ? ` (${used})` : ''} ${fmtNumber(c.saturation_rps)} page views/s`;
-  return `${head}${c.steady ? '' : `, **never steady** (${used} was used)`}: ${saturation}, so ${rates}. ${closingText(results)}`;
+  return `${head}${c.steady ? '' : `, **never steady** (${used} was used)`}: ${saturation}, so ${rates}. `;
 }
 
 const NUMBER = { 2: 'two', 3: 'three', 4: 'four' };
@@ -252,7 +252,7 @@ const IN_A_ROW = { 1: 'the last window', 2: 'two in a row', 3: 'three in a row' 
 /** results.calibration.closing in words: where the lab's saturation was after the last round, and the rates' shares of it then. */
 function closingText(results) {
   const c = results.calibration;
-  const k = c.closing;
+  const k = c?.closing;
   if (!k?.passes?.length) return '';
   const shares = [
     c.rate !== null && c.rate !== undefined ? `the storefront ${fmtNumber((c.rate / k.saturation_rps) * 100)}%` : null,
@@ -279,7 +279,7 @@ function shortfallText(results) {
 /** The cold round and the position check, for the protocol paragraph. */
 function orderText(results) {
   const budget = results.plan.over_budget ? `The full run is planned over the 30-minute budget: ${results.plan.over_budget}. ` : '';
-  const cold = `${budget}${results.plan.cold_round ? `Before the first measured round: ${results.plan.cold_round}. ` : ''}${calibrationText(results)}${settleText(results.settle)}`;
+  const cold = `${budget}${results.plan.cold_round ? `Before the first measured round: ${results.plan.cold_round}. ` : ''}${calibrationText(results)}${settleText(results.settle)}${closingText(results)}`;
   const pos = results.position_effect;
   if (!pos) return cold;
   const which = pos.directions ? pos.directions.map((c) => `"${c}"`).join(', ') : pos.flagged.join(', ');
