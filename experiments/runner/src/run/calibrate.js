@@ -14,7 +14,7 @@ import { RunError } from '../errors.js';
 import { CALIBRATION, CALIBRATION_QUICK } from '../spec.js';
 import { windowsUntilSteady } from './measure-search.js';
 
-/** How a run calibrates: a full run's windows, or a QUICK run's shorter ones (the demo's too: a 5-s window of a few shoppers with no think time is already a thousand page views or more). */
+/** How a run calibrates: a full run's windows, or a QUICK run's shorter ones (the demo's too: an 8-s window of a few shoppers with no think time is already a thousand page views or more). */
 export const calibrationOf = (plan) => (plan.quick ? CALIBRATION_QUICK : CALIBRATION);
 
 /**
@@ -98,7 +98,7 @@ export async function calibrateRates(run, v, dir, opts = calibrationOf(run.plan)
 
 const share = (x) => `${Math.round(x * 1000) / 10}% of it`;
 
-/** Windows of `v`'s stores at saturation until the last opts.windows agree (opts: CALIBRATION's) -> { passes, steady }. */
+/** Windows of `v`'s stores at saturation until the lab stops getting faster (calibrated; opts: CALIBRATION's), at most opts.maxPasses -> { passes, steady }. */
 function saturationWindows(run, v, dir, opts, what) {
   return windowsUntilSteady(run, v, dir, saturatingWorkload(run.plan.workload, opts.vus, opts), 'calibrate', {
     maxPasses: opts.maxPasses,
