@@ -209,12 +209,12 @@ export class Observer {
   async forgetBaseline(group) {
     const dropped = this.baselines.forget(group);
     this.log.info({ group, samples_dropped: dropped }, 'baseline forgotten: learned again from the next observations');
-    await this.#saveBaselines(Date.now(), { now: true });
+    await this.#saveBaselines(Date.now(), { force: true });
     return { group, samples_dropped: dropped };
   }
 
-  /** Persists the baselines every 30 s (a restart keeps the groups' normal), or `now`; a failure is logged only. */
-  async #saveBaselines(now, { now: force = false } = {}) {
+  /** Persists the baselines every 30 s (a restart keeps the groups' normal), or at once with `force`; a failure is logged only. */
+  async #saveBaselines(now, { force = false } = {}) {
     if ((!force && now - this.savedBaselinesAt < 30000) || !this.store.putMeta) return;
     this.savedBaselinesAt = now;
     await this.store.putMeta('baselines', { ...this.baselines.toJSON(), shares: this.shareNormals.toJSON() }).catch((err) => this.log.debug({ err: err.message }, 'baselines not saved'));
