@@ -17,16 +17,29 @@ import { loadRangeS } from './load-latency.js';
 /**
  * cost: observedCost()'s result; hot, observe: the policy's; normalShare(tenant, group, kind);
  * flaggedAt: Map group -> ms of its latest flag; now: ms. Returns Map group -> { shares, baseline,
- * rising } (whether each learns; the tenant whose share pauses the baseline, or null).
+ * rising, why } (whether each learns; the tenant whose share pauses the baseline, or null; why the
+ * baseline does not learn, one line for GET /groups and make hot, or null while it learns).
  */
 export function whatLearns(cost, { hot, observe, normalShare, flaggedAt, now }) {
   const rising = risingShares(cost, hot, normalShare);
   const learns = new Map();
   for (const g of cost.groups.values()) {
     const holdMs = observe.windowS * 1000 + (g.signal === 'load' ? loadRangeS(observe.windowS) * 1000 : 0);
-    const quiet = now - (flaggedAt.get(g.group) ?? -Infinity) > holdMs;
-    const shares = Boolean(g.enough && g.signal !== null && quiet);
-    learns.set(g.group, { shares, baseline: shares && !rising.has(g.group), rising: rising.get(g.group) ?? null });
+    const heldFor = (flaggedAt.get(g.group) ?? -Infinity) + holdMs - now;
+    const shares = Boolean(g.enough && g.signal !== null && heldFor < 0);
+    const tenant = rising.get(g.group) ?? null;
+    const why = g.signal === null
+      ? "no signal to judge it by (no shoppers' p95, too few probes)"
+      : !g.enough
+        ? (g.tenant_queries ?? 0) < observe.minQueries
+          ? `too few searches of its stores to judge it (${g.tenant_queries ?? 0} in the window, ${observe.minQueries} needed)`
+          : `watched for less than half a window (${cost.span_s ?? 0} of ${observe.windowS} s)`
+        : heldFor >= 0
+        ? `held ${Math.ceil(heldFor / 1000)} s more after a flag (one window${g.signal === 'load' ? " and the shoppers' p95's range" : ''})`
+        : tenant !== null
+          ? `paused while ${tenant}'s share has risen like a culprit's`
+          : null;
+    learns.set(g.group, { shares, baseline: shares && tenant === null, rising: tenant, why });
   }
   return learns;
 }

@@ -48,6 +48,7 @@ export class Observer {
       searchRate: new Map(),
       cost: emptyCost(observe.windowS),
       hot: [],
+      learns: new Map(),
       nodes: new Map(),
       health: { status: null, missing: [] },
     };
@@ -189,7 +190,7 @@ export class Observer {
     for (const n of current) this.knownNodes.add(n);
     const missing = [...this.knownNodes].filter((n) => !current.has(n)).sort();
     const searchRate = new Map([...cost.tenants.values()].map((t) => [t.tenant, t.search_rate]));
-    this.snapshot = { at, groups, indexDocs, tenantDocs, tenantIndexDocs, searchRate, cost, hot, nodes: gauges, health: { status: health.status, missing } };
+    this.snapshot = { at, groups, indexDocs, tenantDocs, tenantIndexDocs, searchRate, cost, hot, learns, nodes: gauges, health: { status: health.status, missing } };
     this.#export();
     this.metrics.clusterUp.set(1);
     for (const fn of this.listeners) {

@@ -113,6 +113,12 @@ export class Views {
     };
   }
 
+  /** Whether the group's baseline learned from the last observation, and if not why (learning.js). */
+  #learning(group) {
+    const l = this.observer.snapshot.learns.get(group);
+    return l ? { baseline: l.baseline, shares: l.shares, why: l.why } : null;
+  }
+
   /** A group's p95 against its two objectives, with the baseline it learned (GET /groups). */
   #latency(group, c) {
     const { hot } = this.policy;
@@ -130,6 +136,7 @@ export class Views {
       meets_objective: c.meets_objective,
       missed: c.missed,
       baseline: this.observer.baselines.get(group, c.signal),
+      learning: this.#learning(group),
     };
   }
 
@@ -147,7 +154,7 @@ export class Views {
       window_s: cost.window_s,
       span_s: cost.span_s,
       cluster: snapshot.health,
-      groups: [...cost.groups.values()].map(({ queries, ...g }) => ({ ...g, shard_queries: queries, baseline: this.observer.baselines.get(g.group, g.signal) })),
+      groups: [...cost.groups.values()].map(({ queries, ...g }) => ({ ...g, shard_queries: queries, baseline: this.observer.baselines.get(g.group, g.signal), learning: this.#learning(g.group) })),
       hot: snapshot.hot,
       // the busiest by search and indexing time: a noisy writer shows among them too
       top: [...cost.tenants.values()].sort((a, b) => b.search_ms_per_s + (b.write_ms_per_s ?? 0) - a.search_ms_per_s - (a.write_ms_per_s ?? 0) || (a.tenant < b.tenant ? -1 : 1)).slice(0, 10),

@@ -334,6 +334,8 @@ describe("a rising share pauses its group's baseline", () => {
       const learn = whatLearns({ ...cost, groups: new Map([['g1', g1]]) }, { hot, observe, normalShare, flaggedAt: new Map(), now }).get('g1');
       seen.push({ t: i, p95, limit: j.relative_limit_ms, missed: j.missed, rising: learn.rising === 'bot' });
       assert.equal(learn.shares, true);
+      // GET /groups says why the baseline waits
+      assert.equal(learn.why, learn.rising ? "paused while bot's share has risen like a culprit's" : null);
       baselines.add(now, 'g1', 'load', p95, pauseOnRise ? learn.baseline : learn.shares, j.relative_limit_ms);
       shares.add(now, 'g1', [...cost.tenants.values()], learn.shares);
     });
@@ -366,6 +368,14 @@ describe("a rising share pauses its group's baseline", () => {
     assert.deepEqual(at(100000 + hold + 1, [['g1', 100000]]), { g1: [true, true], g2: [true, true] });
     const idle = { ...cost, groups: new Map([['g1', { group: 'g1', signal: 'load', enough: false }], ['g2', { group: 'g2', signal: null, enough: true }]]) };
     assert.deepEqual(Object.fromEntries([...whatLearns(idle, { hot, observe, normalShare: () => null, flaggedAt: new Map(), now: 0 })].map(([g, l]) => [g, l.shares])), { g1: false, g2: false });
+    // and says why, one line each (GET /groups, make hot)
+    const why = (c, now, flaggedAt, minQueries = 50) => Object.fromEntries([...whatLearns(c, { hot, observe: { ...observe, minQueries }, normalShare: () => null, flaggedAt: new Map(flaggedAt), now })].map(([g, l]) => [g, l.why]));
+    assert.deepEqual(why(cost, 100000 + 15001, [['g1', 100000]]), { g1: `held ${Math.ceil((hold - 15001) / 1000)} s more after a flag (one window and the shoppers' p95's range)`, g2: null });
+    assert.deepEqual(why({ ...idle, groups: new Map([['g1', { group: 'g1', signal: 'load', enough: false, tenant_queries: 12 }], ['g2', { group: 'g2', signal: null, enough: false }]]) }, 0, []), {
+      g1: 'too few searches of its stores to judge it (12 in the window, 50 needed)',
+      g2: "no signal to judge it by (no shoppers' p95, too few probes)",
+    });
+    assert.deepEqual(why({ ...idle, span_s: 4, groups: new Map([['g1', { group: 'g1', signal: 'probe', enough: false, tenant_queries: 80 }]]) }, 0, []), { g1: 'watched for less than half a window (4 of 15 s)' });
   });
 
   it('a store that stays busier becomes normal: its share learns, and then the baseline learns again', () => {
