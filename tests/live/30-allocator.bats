@@ -154,6 +154,17 @@ teardown_file() {
   for g in $(groups); do assert_line --regexp "^$g +[0-9]+ +[0-9]+ "; done
   assert_output --partial "auto-isolation: off"
   assert_output --regexp "no hot tenant|HOT "
+  # what a baseline that does not learn waits on: one line a group, naming a reason learning.js gives
+  local why
+  while IFS= read -r why; do
+    [[ "$why" =~ ^(g[0-9]+)\'s\ baseline\ does\ not\ learn\ now:\ (too\ few\ searches|no\ signal|watched\ for\ less|held\ [0-9]+\ s|paused\ while) ]] \
+      || fail "make hot's learning line names no group or no reason: $why"
+    groups | grep -qx "${BASH_REMATCH[1]}" || fail "make hot's learning line names a group the lab does not have: $why"
+  done < <(grep "baseline does not learn now" <<<"$output")
+  # GET /hot says it for every group: learns, or why not (never both, never neither)
+  run api GET /hot
+  assert_success
+  assert_equal "$(jq '[.groups[] | .learning | select(type == "object" and (.baseline | type) == "boolean" and ((.why == null) == .baseline))] | length' <<<"${output#* }")" "$(groups | wc -l)"
   run make -s -C "$REPO" tenants
   assert_success
   assert_line --regexp '^id +group +index .* search/s +search_ms/s +share_of_group +writes/s +hot$'
