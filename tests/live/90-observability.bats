@@ -306,7 +306,8 @@ check_dashboard() {
 # group by now (learning.js, baseline.js: about a minute of this file's background load on a lab
 # whose allocator learned nothing yet, more after a history of bursts: the baseline waits while a
 # store's share has risen). Waits for a ready baseline (or the stale one a restart kept) in some
-# group, bounded by that load's 150 s; else fails with what each group's baseline waits on.
+# group, for at most the background load's length (150 s); else fails with what each group's
+# baseline waits on.
 wait_for_baseline() {
   local deadline=$((SECONDS + 150)) out=''
   while ((SECONDS < deadline)); do
@@ -314,7 +315,7 @@ wait_for_baseline() {
     [[ "$out" == 200\ * ]] && jq -e '[.groups[].latency | select(. != null) | .baseline | select(. != null and (.ready or .stale))] | length > 0' <<<"${out#200 }" >/dev/null && return 0
     sleep 3
   done
-  fail "no group's baseline was ready after 150 s of the background load: $(jq -c '[.groups[] | {name, signal: .latency.signal, p95_ms: .latency.p95_ms, baseline: (.latency.baseline | if . then {ready, samples, span_s} else null end), learning: .latency.learning}]' <<<"${out#* }" 2>/dev/null || echo "${out:0:300}")"
+  fail "no group's baseline was ready within 150 s of the background load: $(jq -c '[.groups[] | {name, signal: .latency.signal, p95_ms: .latency.p95_ms, baseline: (.latency.baseline | if . then {ready, samples, span_s} else null end), learning: .latency.learning}]' <<<"${out#* }" 2>/dev/null || echo "${out:0:300}")"
 }
 
 @test "Index groups: every panel target returns series (needs the allocator's node -> group map)" {

@@ -28,18 +28,18 @@ export function whatLearns(cost, { hot, observe, normalShare, flaggedAt, now }) 
     const heldFor = (flaggedAt.get(g.group) ?? -Infinity) + holdMs - now;
     const shares = Boolean(g.enough && g.signal !== null && heldFor < 0);
     const tenant = rising.get(g.group) ?? null;
-    const why = g.signal === null
-      ? "no signal to judge it by (no shoppers' p95, too few probes)"
-      : !g.enough
-        ? (g.tenant_queries ?? 0) < observe.minQueries
-          ? `too few searches of its stores to judge it (${g.tenant_queries ?? 0} in the window, ${observe.minQueries} needed)`
-          : `watched for less than half a window (${cost.span_s ?? 0} of ${observe.windowS} s)`
-        : heldFor >= 0
-        ? `held ${Math.ceil(heldFor / 1000)} s more after a flag (one window${g.signal === 'load' ? " and the shoppers' p95's range" : ''})`
-        : tenant !== null
-          ? `paused while ${tenant}'s share has risen like a culprit's`
-          : null;
+    const why = whyNotLearning(g, { heldFor, tenant, observe, spanS: cost.span_s ?? 0 });
     learns.set(g.group, { shares, baseline: shares && tenant === null, rising: tenant, why });
   }
   return learns;
+}
+
+/** Why a group's baseline does not learn from this observation, one line; null while it learns. */
+function whyNotLearning(g, { heldFor, tenant, observe, spanS }) {
+  if (g.signal === null) return "no signal to judge it by (no shoppers' p95, too few probes)";
+  if (!g.enough && (g.tenant_queries ?? 0) < observe.minQueries) return `too few searches of its stores to judge it (${g.tenant_queries ?? 0} in the window, ${observe.minQueries} needed)`;
+  if (!g.enough) return `watched for less than half a window (${spanS} of ${observe.windowS} s)`;
+  if (heldFor >= 0) return `held ${Math.ceil(heldFor / 1000)} s more after a flag (one window${g.signal === 'load' ? " and the shoppers' p95's range" : ''})`;
+  if (tenant !== null) return `paused while ${tenant}'s share has risen like a culprit's`;
+  return null;
 }
