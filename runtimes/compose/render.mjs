@@ -181,6 +181,9 @@ export function renderNodes(model, waits, env = {}) {
     for (const [k, v] of Object.entries(own)) out += `      ${k}: ${scalar(settingText(v))}\n`;
     out += `    cpus: ${c.limits.cpus}\n`;
     out += `    cpuset: ${JSON.stringify(c.limits.cpuset)}\n`;
+    // <KEY>_CPU_WEIGHT as cpu_shares (0: the engine's default); it weighs the node against the
+    // lab's other containers, while the engine's own group weighs against the host's processes
+    out += `    cpu_shares: ${c.limits.cpuWeight}\n`;
     out += `    mem_limit: ${c.limits.memBytes}\n`;
     out += `    ports: ["\${LAB_BIND}:\${${c.key}_HTTP_PORT}:9200"]\n`;
     out += `    volumes: [*es-config, "${c.name}:/usr/share/elasticsearch/data"]\n`;

@@ -166,7 +166,7 @@ parse_list() {
   OTHER="$BATS_TEST_TMPDIR/bad-shape"
   local bad
   for bad in "ES_DATA_1_CPUSET=$(($(nproc --all) + 7))" "ES_DATA_1_CPUS=$(($(nproc --all) + 1))" ES_DATA_1_CPUS=0 \
-    ES_DATA_1_MEM=128m ES_DATA_1_CPUSET=0-x SHAPE=maybe; do
+    ES_DATA_1_MEM=128m ES_DATA_1_CPUSET=0-x ES_DATA_1_CPU_WEIGHT=0 ES_DATA_1_CPU_WEIGHT=20000 SHAPE=maybe; do
     run env "$bad" LAB_DIR="$OTHER" "$LAB" up
     assert_failure 2
     # one error line, naming the key (scripts/lab's "runtime: ..." line may come first)
@@ -186,7 +186,7 @@ parse_list() {
     LAB_NODES=es-master,es-data-1,es-data-3 SHAPE_METHOD=taskset ES_DATA_3_CPUS=0.5 ES_DATA_3_MEM=512m)
   run env -i "${env[@]}" bash -c 'source "$1/scripts/lib/config.sh" && shift_lab_ports 2500 && exec "$LAB_ROOT/scripts/lab" up' _ "$REPO"
   assert_success
-  assert_output --partial "applied with taskset: CPU sets only; NOT applied: the CPU quotas and memory limits of es-data-3"
+  assert_output --partial "applied with taskset: CPU sets only; NOT applied: the CPU quotas, weights and memory limits of es-data-3"
   local pid slice
   slice="$(env -i "${env[@]}" node "$CONTRACT/bin/node-config" env | sed -n "s/^ES_DATA_3_CPUSET_APPLIED=//p")"
   [[ -n "$slice" ]]
@@ -195,6 +195,44 @@ parse_list() {
   assert_equal "$(node_limits "$pid")" "$slice - -"
   # taskset exec'd java in place: the recorded pid is the JVM's
   [[ "$(tr '\0' '\n' <"/proc/$pid/cmdline" | head -1)" == */java ]] || fail "pid $pid is not the JVM: $(tr '\0' ' ' <"/proc/$pid/cmdline" | cut -c1-80)"
+  env -i PATH="$PATH" HOME="$HOME" LAB_DIR="$OTHER" RUNTIME=native "$LAB" down >/dev/null 2>&1
+  assert_equal "$(lab_pids "$OTHER")" ""
+  OTHER=""
+}
+
+# cpu_weight_of PID: the CPU weight of PID's cpu group and of the two above it (the lab's, then
+# tenantlab's), on cgroup v2's scale whichever version holds them: "NODE LAB TOP"
+cpu_weight_of() {
+  local path file=cpu.weight scale=1 dir out=""
+  path="$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ { print $3 }' "/proc/$1/cgroup")"
+  if [[ -n "$path" ]]; then dir="$CGROUP_FS/cpu$path" file=cpu.shares scale=1024
+  else dir="$CGROUP_FS$(awk -F: '$1 == 0 { print $3 }' "/proc/$1/cgroup")"; fi
+  for _ in 1 2 3; do
+    out+="$(($(cat "$dir/$file") * 100 / scale)) "
+    dir="${dir%/*}"
+  done
+  echo "${out% }"
+}
+
+@test "native: a node's CPU weight is on its cgroup, and the lab's group weighs the sum of its nodes'" {
+  [[ "$(lab_runtime)" != compose ]] || skip "native only (compose gives the weight to the engine as cpu_shares)"
+  OTHER="$BATS_TEST_TMPDIR/weight-lab"
+  local env=(PATH="$PATH" HOME="$HOME" LAB_DIR="$OTHER" RUNTIME=native SEED=0 LAB_SERVICES= ES_HEAP=256m LAB_WARMUP=0s
+    LAB_NODES=es-master,es-data-1,es-data-3 ES_DATA_3_CPUS=0.5 ES_DATA_3_CPU_WEIGHT=1000)
+  [[ "$(env -i "${env[@]}" bash -c 'source "$1/scripts/lib/config.sh" && source "$1/runtimes/native/lib/node-limits.sh" && shape_method' _ "$REPO")" == cgroup-v* ]] ||
+    skip "no writable cgroup here: taskset applies no weight (the taskset test checks that it says so)"
+  run env -i "${env[@]}" bash -c 'source "$1/scripts/lib/config.sh" && shift_lab_ports 2600 && exec "$LAB_ROOT/scripts/lab" up' _ "$REPO"
+  assert_success
+  assert_output --partial "es-data-3 0.5 cores weight 1000"
+  assert_output --regexp "applied with cgroup-v[12] groups .*: CPU sets, quotas, weights and memory limits"
+  # es-data-3 weighs 1000 (10 ordinary processes); the lab 100 (master) + 100 (es-data-1) + 1000;
+  # tenantlab at least the lab's, so the cluster is not one process against the load engine
+  local w3 w1 lab top
+  read -r w3 lab top <<<"$(cpu_weight_of "$(cut -d' ' -f1 "$OTHER/run/es-data-3.pid")")"
+  assert_equal "$w3 $lab" "1000 1200"
+  ((top >= 1200)) || fail "tenantlab weighs $top, less than the lab's 1200"
+  read -r w1 _ <<<"$(cpu_weight_of "$(cut -d' ' -f1 "$OTHER/run/es-data-1.pid")")"
+  assert_equal "$w1" 100
   env -i PATH="$PATH" HOME="$HOME" LAB_DIR="$OTHER" RUNTIME=native "$LAB" down >/dev/null 2>&1
   assert_equal "$(lab_pids "$OTHER")" ""
   OTHER=""

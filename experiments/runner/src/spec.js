@@ -54,7 +54,7 @@ const ES_TIME = /^\d+(?:d|h|m|s|ms|micros|nanos)$/;
 const TOP_KEYS = ['name', 'title', 'hypothesis', 'source', 'dataset', 'lab', 'defaults', 'variants', 'workload', 'repetitions', 'confidence', 'over_budget', 'report', 'expect'];
 // The lab an experiment (or one variant) runs on: the topology as a variable. LAB=own starts it.
 const LAB_KEYS = ['groups', 'data_nodes_per_group', 'shape', 'data_node', 'write_queue'];
-const DATA_NODE_KEYS = ['cpus', 'cpuset', 'mem', 'heap'];
+const DATA_NODE_KEYS = ['cpus', 'cpuset', 'cpu_weight', 'mem', 'heap'];
 const SHAPES = ['groups', 'off'];
 const CPU_LIST = /^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$/;
 const SIZE = /^[0-9]+[kmg]?$/i;
@@ -309,6 +309,8 @@ function checkLab(c, v, path) {
       if (!CPU_LIST.test(String(d.cpuset))) c.fail(`${path}.data_node.cpuset`, `must be a CPU list like 0, 0-1 or 0,2 (got ${got(d.cpuset)})`);
       n.cpuset = String(d.cpuset);
     }
+    // the nodes' weight against what else wants their CPUs (lab.env's <KEY>_CPU_WEIGHT)
+    if (d.cpu_weight !== undefined) n.cpu_weight = c.integer(d.cpu_weight, `${path}.data_node.cpu_weight`, [1, 10000]);
     for (const k of ['mem', 'heap']) {
       if (d[k] === undefined) continue;
       if (!SIZE.test(String(d[k]))) c.fail(`${path}.data_node.${k}`, `must be a size like 512m or 2g (got ${got(d[k])})`);

@@ -247,9 +247,10 @@ test('a spec\'s lab -> lab.env keys: the master kept, data nodes by group with p
   assert.equal(keys.LAB_NODES, 'es-master,es-data-1,es-data-2,es-data-3');
   assert.deepEqual([keys.ES_DATA_3_GROUP, keys.ES_DATA_3_HTTP_PORT, keys.ES_DATA_3_TRANSPORT_PORT, keys.ES_DATA_3_CPUS, keys.ES_DATA_3_MEM], ['g3', '11203', '11303', '0.5', '']);
   // only the sizes: the lab's own node set (2 groups of 1 here), each node sized
-  const sized = labEnvOf({ data_node: { cpus: 0.5 } }, env);
+  const sized = labEnvOf({ data_node: { cpus: 0.5, cpu_weight: 1000 } }, env);
   assert.equal(sized.LAB_NODES, 'es-master,es-data-1,es-data-2');
-  assert.deepEqual([sized.ES_DATA_1_GROUP, sized.ES_DATA_2_GROUP, sized.ES_DATA_2_CPUS], ['g1', 'g2', '0.5']);
+  assert.deepEqual([sized.ES_DATA_1_GROUP, sized.ES_DATA_2_GROUP, sized.ES_DATA_2_CPUS, sized.ES_DATA_2_CPU_WEIGHT, keys.ES_DATA_3_CPU_WEIGHT], ['g1', 'g2', '0.5', '1000', '']);
+  assert.equal(describeLab({ data_node: { cpus: 0.35, cpu_weight: 1000 } }), '0.35 cores, CPU weight 1000 each');
   assert.equal(describeLab({ groups: 2, data_nodes_per_group: 2, data_node: { cpus: 0.5, mem: '1g' }, shape: 'off' }), '2 groups x 2 data nodes, 0.5 cores, 1g memory each, SHAPE=off');
   // every node's write queue: lab.env's ES_WRITE_QUEUE, which both runtimes render
   assert.equal(labEnvOf({ write_queue: 20 }, env).ES_WRITE_QUEUE, '20');

@@ -367,10 +367,10 @@ test('labStarts: a lab restarted on the same data warms the variant measured nex
 
 test('lab: the experiment sets the topology; a variant may set its own on top', () => {
   const doc = parse(readFileSync(fixture('good-minimal'), 'utf8'));
-  doc.lab = { groups: 2, data_nodes_per_group: 2, data_node: { cpus: 0.5, mem: '1536m' } };
+  doc.lab = { groups: 2, data_nodes_per_group: 2, data_node: { cpus: 0.5, cpu_weight: 1000, mem: '1536m' } };
   doc.variants[0].lab = { shape: 'off', data_node: { heap: '384m' } };
   const s = checkSpec(doc, fixture('good-minimal'));
-  assert.deepEqual(s.variants[0].lab, { groups: 2, data_nodes_per_group: 2, shape: 'off', data_node: { cpus: 0.5, mem: '1536m', heap: '384m' } });
+  assert.deepEqual(s.variants[0].lab, { groups: 2, data_nodes_per_group: 2, shape: 'off', data_node: { cpus: 0.5, cpu_weight: 1000, mem: '1536m', heap: '384m' } });
   assert.deepEqual(s.variants[1].lab, doc.lab);
   for (const [lab, message] of [
     [{ groups: 0 }, 'lab.groups: must be a positive integer (got 0)'],
@@ -378,6 +378,8 @@ test('lab: the experiment sets the topology; a variant may set its own on top', 
     [{ data_node: { cpus: 0 } }, 'lab.data_node.cpus: must be a number above 0 and at most 256 (got 0)'],
     [{ data_node: { cpuset: '0-x' } }, 'lab.data_node.cpuset: must be a CPU list like 0, 0-1 or 0,2 (got "0-x")'],
     [{ data_node: { mem: 'lots' } }, 'lab.data_node.mem: must be a size like 512m or 2g (got "lots")'],
+    [{ data_node: { cpu_weight: 0 } }, 'lab.data_node.cpu_weight: must be a positive integer (got 0)'],
+    [{ data_node: { cpu_weight: 20000 } }, 'lab.data_node.cpu_weight: must be at most 10000 (got 20000)'],
     [{ nodes: 3 }, 'lab.nodes: unknown key'],
   ]) {
     assert.throws(() => checkSpec({ ...doc, lab }, fixture('good-minimal')), (err) => err.message.includes(message) || assert.fail(err.message));

@@ -35,7 +35,13 @@ const ECK_OWNS = /^(cluster\.name|node\.name|path\..*|network\.host|http\.port|t
 
 /** es-data-1's HEAP -> ES_DATA_1_HEAP_APPLIED: the run-time size keys appliedEnv() sets. */
 export const appliedKey = (key, what) => `${key}_${what}_APPLIED`;
-const APPLIED = ['CPUSET', 'CPUS', 'MEM', 'HEAP', 'PROCESSORS', 'JVM_OPTIONS'];
+const APPLIED = ['CPUSET', 'CPUS', 'CPU_SHARES', 'MEM', 'HEAP', 'PROCESSORS', 'JVM_OPTIONS'];
+
+/**
+ * A CPU weight (cgroup v2's cpu.weight scale: 100 = one ordinary process) -> cgroup v1's
+ * cpu.shares and Docker's cpu_shares (1024 = one ordinary process), as the kernel maps them
+ */
+export const cpuShares = (weight) => Math.max(2, Math.min(262144, Math.round((weight * 1024) / 100)));
 
 /** '512m' -> 256: half the heap in MiB, the direct-memory cap (256 for what is no size) */
 export function halfHeapMb(heap) {
@@ -83,21 +89,22 @@ export function jvmOptions(heap, flavour, { labDir, dist, tmp } = {}) {
   ];
 }
 
-// A node's sizes in the runtime's terms: { heap, processors, cpuset, cpus, memBytes }, null where
+// A node's sizes in the runtime's terms: { heap, processors, cpuset, cpus, cpuWeight, memBytes }, null where
 // none. resolved: a node of resolveShape() (native); declared: the topology's own (k8s: no
 // machine, so no CPU list and no processors; none at all under SHAPE=off)
 function resolvedSizes(n) {
-  return { heap: n.heap, processors: n.processors, cpuset: n.cpuset === null ? null : formatCpuList(n.cpuset), cpus: n.cpus, memBytes: n.memBytes };
+  return { heap: n.heap, processors: n.processors, cpuset: n.cpuset === null ? null : formatCpuList(n.cpuset), cpus: n.cpus, cpuWeight: n.cpuWeight, memBytes: n.memBytes };
 }
 function declaredSizes(node, { model }) {
   const off = model.shape === 'off';
-  return { heap: node.size.heap, processors: null, cpuset: null, cpus: off ? null : node.size.cpus, memBytes: off ? null : node.size.memBytes };
+  return { heap: node.size.heap, processors: null, cpuset: null, cpus: off ? null : node.size.cpus, cpuWeight: off ? null : node.size.cpuWeight, memBytes: off ? null : node.size.memBytes };
 }
 // compose: references to the values appliedEnv() exports at run time; unset (a bare `docker
 // compose`), a node has no limit and ES_HEAP, as under SHAPE=off
 function appliedSizes(node) {
   const ref = (what, fallback) => `\${${appliedKey(node.key, what)}:-${fallback}}`;
-  return { heap: ref('HEAP', '${ES_HEAP}'), processors: ref('PROCESSORS', ''), cpuset: ref('CPUSET', ''), cpus: ref('CPUS', '0'), memBytes: ref('MEM', '0') };
+  // cpu_shares 0: the engine's default (1024, one ordinary container)
+  return { heap: ref('HEAP', '${ES_HEAP}'), processors: ref('PROCESSORS', ''), cpuset: ref('CPUSET', ''), cpus: ref('CPUS', '0'), cpuWeight: ref('CPU_SHARES', '0'), memBytes: ref('MEM', '0') };
 }
 
 // What differs between the runtimes, and only that: how a lab.env value appears (ref: a
@@ -161,9 +168,10 @@ function recoveryRate(env, file) {
  *             (a node's data in data/NAME, logs in logs/NAME, temp files in lab/tmp/NAME)
  * -> [{ name, key, group, roles, settings: { key: value } (in order), notes: { key: why },
  *      optional: [keys left out when empty at run time], jvm: [options], heap,
- *      limits: { cpuset, cpus, memBytes } }]
+ *      limits: { cpuset, cpus, cpuWeight, memBytes } }]
  * A value is a string, a number (ports, the write queue) or a list (node.roles; for compose a
- * reference). Limits: cpuset null = every CPU, cpus null = no quota, memBytes null = no limit.
+ * reference). Limits: cpuset null = every CPU, cpus null = no quota, cpuWeight null = one ordinary
+ * process's (cgroup v2 cpu.weight scale; compose: cpu_shares), memBytes null = no limit.
  */
 export function nodeConfigs(model, env, runtime, { resolved, dirs, file = 'lab.env' } = {}) {
   const variant = Object.hasOwn(VARIANTS, runtime) ? VARIANTS[runtime] : null;
@@ -214,7 +222,7 @@ export function nodeConfigs(model, env, runtime, { resolved, dirs, file = 'lab.e
       optional: variant.optional ?? [],
       jvm: variant.jvm(sizes.heap, node, ctx),
       heap: sizes.heap,
-      limits: { cpuset: sizes.cpuset, cpus: sizes.cpus, memBytes: sizes.memBytes },
+      limits: { cpuset: sizes.cpuset, cpus: sizes.cpus, cpuWeight: sizes.cpuWeight, memBytes: sizes.memBytes },
     };
   });
 }
@@ -255,7 +263,7 @@ export function aotTrainingConfig(configs, model, env, { dirs }) {
     optional: [],
     jvm: jvmOptions(master.heap, 'launcher', { labDir: dirs.lab, dist: dirs.dist, tmp: `${dir}/tmp` }),
     heap: master.heap,
-    limits: { cpuset: null, cpus: null, memBytes: null },
+    limits: { cpuset: null, cpus: null, cpuWeight: null, memBytes: null },
   };
 }
 
@@ -274,6 +282,7 @@ export function appliedEnv(resolved) {
     const value = {
       CPUSET: s.cpuset ?? '',
       CPUS: s.cpus === null ? '0' : String(s.cpus),
+      CPU_SHARES: s.cpuWeight === null ? '0' : String(cpuShares(s.cpuWeight)),
       MEM: s.memBytes === null ? '0' : String(s.memBytes),
       HEAP: s.heap ?? '',
       PROCESSORS: s.processors === null ? '' : String(s.processors),
@@ -307,6 +316,7 @@ export function shellLines(configs, describe) {
     for (const [k, value] of Object.entries(c.settings)) out.push([c.name, 'setting', `${k}=${settingText(value)}`]);
     out.push([c.name, 'cpuset', c.limits.cpuset ?? '']);
     out.push([c.name, 'cpus', c.limits.cpus === null ? '0' : String(c.limits.cpus)]);
+    out.push([c.name, 'cpu_weight', c.limits.cpuWeight === null ? '0' : String(c.limits.cpuWeight)]);
     out.push([c.name, 'mem', c.limits.memBytes === null ? '0' : String(c.limits.memBytes)]);
   }
   for (const row of out) {

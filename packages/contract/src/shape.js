@@ -7,7 +7,7 @@
 // SHAPE=groups (the default): each index group's data nodes share a slice of the machine's CPUs
 // of their own, in the order the groups first appear (2 CPUs, 2 groups: g1 on CPU 0, g2 on CPU
 // 1), so one group's load cannot take the other's cores, as on separate hosts. A node's own
-// <KEY>_CPUSET replaces its group's slice; <KEY>_CPUS and <KEY>_MEM apply on top. Nodes without
+// <KEY>_CPUSET replaces its group's slice; <KEY>_CPUS, <KEY>_CPU_WEIGHT and <KEY>_MEM apply on top. Nodes without
 // a group (the master) run on every CPU unless given a set.
 // SHAPE=off: no limit at all; every node sees every CPU (the lab before nodes had a size).
 import { formatCpuList, TopologyError } from './topology.js';
@@ -16,8 +16,8 @@ import { formatCpuList, TopologyError } from './topology.js';
  * model (topology()) and the machine's CPU ids -> {
  *   shape, machine: [ids],
  *   slices: { g1: [ids] },           // each group's CPU slice (SHAPE=groups)
- *   nodes: [{ name, key, group, cpuset: [ids]|null, cpus: number|null, memBytes: number|null,
- *             mem: string|null, heap, processors }],
+ *   nodes: [{ name, key, group, cpuset: [ids]|null, cpus: number|null, cpuWeight: number|null,
+ *             memBytes: number|null, mem: string|null, heap, processors }],
  *   notes: [lines]                    // what a user should know (groups sharing CPUs)
  * }
  * processors is what Elasticsearch sizes its thread pools from (node.processors): the quota
@@ -46,7 +46,7 @@ export function resolveShape(model, machine, { file = 'lab.env' } = {}) {
   const nodes = model.nodes.map((node) => {
     const { key, size } = node;
     if (model.shape === 'off') {
-      return { name: node.name, key, group: node.group, cpuset: null, cpus: null, memBytes: null, mem: null, heap: size.heap, processors: null };
+      return { name: node.name, key, group: node.group, cpuset: null, cpus: null, cpuWeight: null, memBytes: null, mem: null, heap: size.heap, processors: null };
     }
     let cpuset = null;
     if (size.cpuset !== null) {
@@ -64,7 +64,7 @@ export function resolveShape(model, machine, { file = 'lab.env' } = {}) {
     }
     const width = cpuset === null ? machine.length : cpuset.length;
     const processors = size.cpus === null ? width : Math.min(width, size.cpus);
-    return { name: node.name, key, group: node.group, cpuset, cpus: size.cpus, memBytes: size.memBytes, mem: size.mem, heap: size.heap, processors };
+    return { name: node.name, key, group: node.group, cpuset, cpus: size.cpus, cpuWeight: size.cpuWeight, memBytes: size.memBytes, mem: size.mem, heap: size.heap, processors };
   });
   return { shape: model.shape, machine, slices, nodes, notes };
 }
@@ -76,8 +76,8 @@ export function describeShape(resolved) {
   const parts = Object.entries(resolved.slices).map(([g, ids]) => `${g} on CPU ${formatCpuList(ids)}`);
   const free = resolved.nodes.filter((n) => n.cpuset === null).map((n) => n.name);
   if (free.length > 0) parts.push(`${free.join(', ')} on every CPU`);
-  const sized = resolved.nodes.filter((n) => n.cpus !== null || n.memBytes !== null)
-    .map((n) => `${n.name}${n.cpus !== null ? ` ${n.cpus} cores` : ''}${n.mem !== null ? ` ${n.mem}` : ''}`);
+  const sized = resolved.nodes.filter((n) => n.cpus !== null || n.cpuWeight !== null || n.memBytes !== null)
+    .map((n) => `${n.name}${n.cpus !== null ? ` ${n.cpus} cores` : ''}${n.cpuWeight !== null ? ` weight ${n.cpuWeight}` : ''}${n.mem !== null ? ` ${n.mem}` : ''}`);
   return `SHAPE=groups on CPUs ${all}: ${parts.join(', ')}${sized.length ? `; limits: ${sized.join(', ')}` : ''}`;
 }
 

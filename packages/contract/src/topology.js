@@ -8,7 +8,9 @@
 // <KEY>_ROLES, <KEY>_GROUP (data nodes only), <KEY>_HTTP_PORT, <KEY>_TRANSPORT_PORT, where KEY
 // is NAME upper-cased with '-' turned into '_' (es-data-1 -> ES_DATA_1). The node's size, all
 // optional: <KEY>_CPUS (a CPU quota in cores, fractions allowed), <KEY>_CPUSET (the CPUs it may
-// run on, e.g. 0 or 0-1), <KEY>_MEM (a memory limit, e.g. 1536m), <KEY>_HEAP (default ES_HEAP).
+// run on, e.g. 0 or 0-1), <KEY>_MEM (a memory limit, e.g. 1536m), <KEY>_HEAP (default ES_HEAP),
+// <KEY>_CPU_WEIGHT (its weight against the machine's other processes when they want the same
+// CPU, on cgroup v2's cpu.weight scale: 100 is one ordinary process, 1-10000).
 // Which CPUs a machine has is not known here: src/shape.js resolves the sizes on a machine.
 import { TopologyError } from './errors.js';
 
@@ -176,7 +178,7 @@ export function topology(env, { file = 'lab.env' } = {}) {
 export const SHAPES = Object.freeze(['groups', 'off']);
 
 /**
- * A node's size keys -> { cpus, cpuset, mem, memBytes, heap, heapBytes }; null where unset
+ * A node's size keys -> { cpus, cpuset, cpuWeight, mem, memBytes, heap, heapBytes }; null where unset
  * (heap falls back to ES_HEAP). Whether the CPUs exist is the machine's question (shape.js);
  * what can be told from the values alone is refused here.
  */
@@ -197,6 +199,12 @@ function nodeSize(name, key, value, fail) {
       fail(`${key}_CPUS=${cpusRaw} is more than its ${cpuset.length} CPU(s) in ${key}_CPUSET=${cpusetRaw} can give: lower the quota or widen the set`);
     }
   }
+  const weightRaw = value(`${key}_CPU_WEIGHT`) || '';
+  let cpuWeight = null;
+  if (weightRaw !== '') {
+    cpuWeight = /^[0-9]+$/.test(weightRaw) ? Number(weightRaw) : NaN;
+    if (!(cpuWeight >= 1 && cpuWeight <= 10000)) fail(`${key}_CPU_WEIGHT=${weightRaw} is not a CPU weight: give a whole number from 1 to 10000 (100 is one ordinary process), or leave it empty`);
+  }
   const heapKey = value(`${key}_HEAP`) ? `${key}_HEAP` : 'ES_HEAP';
   const heap = value(heapKey) || null;
   const memRaw = value(`${key}_MEM`) || '';
@@ -213,14 +221,14 @@ function nodeSize(name, key, value, fail) {
       fail(`${key}_MEM=${memRaw} is ${memBytes <= heapBytes ? 'not above' : 'too close to'} the heap (${heapKey}=${heap}): give ${name} at least ${floor}m (heap + half of it for direct memory), or a smaller heap`);
     }
   }
-  return { cpus, cpuset, mem: memRaw || null, memBytes, heap, heapBytes: sizeBytes(heap) };
+  return { cpus, cpuset, cpuWeight, mem: memRaw || null, memBytes, heap, heapBytes: sizeBytes(heap) };
 }
 
 /**
  * A lab of another shape, as lab.env keys over `env` (an experiment's `lab:`): the master of
  * `env` kept with its ports, then `groups` index groups g1..gN of `dataNodesPerGroup` data nodes
  * es-data-1..M (data,ingest; HTTP and transport ports after the master's: +1, +2, ...), each
- * data node sized by `dataNode` ({ cpus, cpuset, mem, heap }, all optional), and SHAPE = `shape`.
+ * data node sized by `dataNode` ({ cpus, cpuset, cpu_weight, mem, heap }, all optional), and SHAPE = `shape`.
  * Unset parts keep `env`'s lab. Returns only the keys to set; topology() of the merged result
  * is the check.
  */
@@ -245,7 +253,7 @@ export function labTopologyEnv({ groups, dataNodesPerGroup, shape, dataNode } = 
     out[`${key}_GROUP`] = `g${Math.ceil(i / per)}`;
     out[`${key}_HTTP_PORT`] = String(http + i);
     out[`${key}_TRANSPORT_PORT`] = String(transport + i);
-    for (const [field, suffix] of [['cpus', 'CPUS'], ['cpuset', 'CPUSET'], ['mem', 'MEM'], ['heap', 'HEAP']]) {
+    for (const [field, suffix] of [['cpus', 'CPUS'], ['cpuset', 'CPUSET'], ['cpu_weight', 'CPU_WEIGHT'], ['mem', 'MEM'], ['heap', 'HEAP']]) {
       out[`${key}_${suffix}`] = dataNode?.[field] === undefined ? '' : String(dataNode[field]);
     }
   }

@@ -22,7 +22,7 @@ const configs = (runtime, extra = {}, cpus = [0, 1]) => {
 const byName = (list) => Object.fromEntries(list.map((c) => [c.name, c]));
 
 test('native: every setting the launcher takes, in order, from lab.env and the shape', () => {
-  const c = byName(configs('native', { ES_DATA_1_CPUS: '0.5', ES_DATA_1_MEM: '1g', ES_DATA_1_HEAP: '600m' }));
+  const c = byName(configs('native', { ES_DATA_1_CPUS: '0.5', ES_DATA_1_CPU_WEIGHT: '1000', ES_DATA_1_MEM: '1g', ES_DATA_1_HEAP: '600m' }));
   const want = {
     'cluster.name': labEnv.CLUSTER_NAME,
     'node.name': 'es-data-1',
@@ -48,8 +48,8 @@ test('native: every setting the launcher takes, in order, from lab.env and the s
   // the master: no group attribute; every CPU of the machine
   assert.equal(Object.keys(c['es-master'].settings).some((k) => k.startsWith('node.attr.')), false);
   assert.equal(c['es-master'].settings['node.processors'], 2);
-  assert.deepEqual(c['es-data-1'].limits, { cpuset: '0', cpus: 0.5, memBytes: 1024 ** 3 });
-  assert.deepEqual(c['es-master'].limits, { cpuset: null, cpus: null, memBytes: null });
+  assert.deepEqual(c['es-data-1'].limits, { cpuset: '0', cpus: 0.5, cpuWeight: 1000, memBytes: 1024 ** 3 });
+  assert.deepEqual(c['es-master'].limits, { cpuset: null, cpus: null, cpuWeight: null, memBytes: null });
   const jvm = c['es-data-1'].jvm;
   assert.deepEqual(jvm.slice(0, 4), ['-Dtenantlab.lab=/lab', '-Xms600m', '-Xmx600m', '-XX:MaxDirectMemorySize=300m']);
   assert.ok(jvm.includes('-Djava.io.tmpdir=/lab/tmp/es-data-1'));
@@ -57,9 +57,9 @@ test('native: every setting the launcher takes, in order, from lab.env and the s
 });
 
 test('SHAPE=off: no limits, no node.processors; ES_WRITE_QUEUE defaults to 10000', () => {
-  const c = byName(configs('native', { SHAPE: 'off', ES_DATA_1_CPUS: '0.5', ES_WRITE_QUEUE: '' }));
+  const c = byName(configs('native', { SHAPE: 'off', ES_DATA_1_CPUS: '0.5', ES_DATA_1_CPU_WEIGHT: '1000', ES_WRITE_QUEUE: '' }));
   assert.equal('node.processors' in c['es-data-1'].settings, false);
-  assert.deepEqual(c['es-data-1'].limits, { cpuset: null, cpus: null, memBytes: null });
+  assert.deepEqual(c['es-data-1'].limits, { cpuset: null, cpus: null, cpuWeight: null, memBytes: null });
   assert.equal(c['es-data-1'].settings['thread_pool.write.queue_size'], 10000);
 });
 
@@ -83,7 +83,7 @@ test('compose: the same settings as references to lab.env and to the run-time si
   });
   assert.deepEqual(d.optional, ['node.processors']);
   assert.deepEqual(d.jvm, ['-Xms${ES_DATA_1_HEAP_APPLIED:-${ES_HEAP}}', '-Xmx${ES_DATA_1_HEAP_APPLIED:-${ES_HEAP}}']);
-  assert.deepEqual(d.limits, { cpuset: '${ES_DATA_1_CPUSET_APPLIED:-}', cpus: '${ES_DATA_1_CPUS_APPLIED:-0}', memBytes: '${ES_DATA_1_MEM_APPLIED:-0}' });
+  assert.deepEqual(d.limits, { cpuset: '${ES_DATA_1_CPUSET_APPLIED:-}', cpus: '${ES_DATA_1_CPUS_APPLIED:-0}', cpuWeight: '${ES_DATA_1_CPU_SHARES_APPLIED:-0}', memBytes: '${ES_DATA_1_MEM_APPLIED:-0}' });
 });
 
 test('compose: every run-time reference is a key appliedEnv sets, with the native sizes as values', () => {
@@ -117,9 +117,9 @@ test('k8s: what ECK does not set itself, sizes as declared, no mmap', () => {
     'indices.recovery.max_bytes_per_sec': labEnv.ES_RECOVERY_MAX_BYTES_PER_SEC,
     'node.store.allow_mmap': false,
   });
-  assert.deepEqual(c['es-data-3'].limits, { cpuset: null, cpus: 1, memBytes: 1536 * 1024 ** 2 });
+  assert.deepEqual(c['es-data-3'].limits, { cpuset: null, cpus: 1, cpuWeight: null, memBytes: 1536 * 1024 ** 2 });
   assert.deepEqual(c['es-data-3'].jvm, [`-Xms${labEnv.ES_HEAP}`, `-Xmx${labEnv.ES_HEAP}`]);
-  assert.deepEqual(byName(configs('k8s', { SHAPE: 'off', ES_DATA_3_CPUS: '1' }))['es-data-3'].limits, { cpuset: null, cpus: null, memBytes: null });
+  assert.deepEqual(byName(configs('k8s', { SHAPE: 'off', ES_DATA_3_CPUS: '1' }))['es-data-3'].limits, { cpuset: null, cpus: null, cpuWeight: null, memBytes: null });
 });
 
 test('one setting, three runtimes: what every variant shares comes from one place', () => {
@@ -201,7 +201,7 @@ test('the AOT training node: the master\'s JVM options, a single-node cluster of
     const [lo, hi] = t.settings[key].split('-').map(Number);
     assert.ok(lo < hi && ports.every((p) => p < lo || p > hi), `${key} ${t.settings[key]}`);
   }
-  assert.deepEqual(t.limits, { cpuset: null, cpus: null, memBytes: null });
+  assert.deepEqual(t.limits, { cpuset: null, cpus: null, cpuWeight: null, memBytes: null });
   // bin/node-config native lists it after the lab's nodes
   const text = shellLines([...nodes, t], describeShape(resolved));
   assert.match(text, new RegExp(`^${AOT_TRAINING_NODE}\tsetting\tdiscovery\.type=single-node$`, 'm'));

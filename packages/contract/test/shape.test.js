@@ -61,13 +61,17 @@ test('slices on other machines: 4 and 3 CPUs split in order; more groups than CP
   assert.match(one.notes[0], /2 index groups on 1 CPU\(s\): some groups share a CPU/);
 });
 
-test('per-node keys: a quota, an own CPU set, a memory limit and a heap', () => {
-  const n = byName(shapeOf({ ES_DATA_1_CPUS: '0.5', ES_DATA_1_MEM: '1g', ES_DATA_3_CPUSET: '0-1', ES_DATA_3_HEAP: '1g', ES_DATA_3_CPUS: '1.5' }));
-  assert.deepEqual(n['es-data-1'], { name: 'es-data-1', key: 'ES_DATA_1', group: 'g1', cpuset: [0], cpus: 0.5, memBytes: 1024 ** 3, mem: '1g', heap: '512m', processors: 0.5 });
+test('per-node keys: a quota, an own CPU set, a CPU weight, a memory limit and a heap', () => {
+  const n = byName(shapeOf({ ES_DATA_1_CPUS: '0.5', ES_DATA_1_CPU_WEIGHT: '1000', ES_DATA_1_MEM: '1g', ES_DATA_3_CPUSET: '0-1', ES_DATA_3_HEAP: '1g', ES_DATA_3_CPUS: '1.5' }));
+  assert.deepEqual(n['es-data-1'], { name: 'es-data-1', key: 'ES_DATA_1', group: 'g1', cpuset: [0], cpus: 0.5, cpuWeight: 1000, memBytes: 1024 ** 3, mem: '1g', heap: '512m', processors: 0.5 });
+  assert.equal(n['es-data-3'].cpuWeight, null);
   assert.deepEqual(n['es-data-3'].cpuset, [0, 1]);
   assert.equal(n['es-data-3'].processors, 1.5);
   assert.equal(n['es-data-3'].heap, '1g');
-  const env = appliedEnv(shapeOf({ ES_DATA_1_CPUS: '0.5', ES_DATA_1_MEM: '1g' }));
+  const env = appliedEnv(shapeOf({ ES_DATA_1_CPUS: '0.5', ES_DATA_1_MEM: '1g', ES_DATA_1_CPU_WEIGHT: '1000' }));
+  // Docker's cpu_shares on the kernel's scale (1024 one ordinary process); 0 the engine's default
+  assert.equal(env.ES_DATA_1_CPU_SHARES_APPLIED, '10240');
+  assert.equal(env.ES_MASTER_CPU_SHARES_APPLIED, '0');
   assert.equal(env.ES_DATA_1_CPUSET_APPLIED, '0');
   assert.equal(env.ES_DATA_1_CPUS_APPLIED, '0.5');
   assert.equal(env.ES_DATA_1_MEM_APPLIED, String(1024 ** 3));
@@ -91,6 +95,9 @@ test('bad values are one line each, naming the key', () => {
   refuses(() => shapeOf({ ES_DATA_1_CPUSET: '0,2' }), /ES_DATA_1_CPUSET=0,2: CPU 2 is not one this machine lets the lab use \(0-1\)/);
   refuses(() => shapeOf({ ES_DATA_1_CPUSET: '0-x' }), /ES_DATA_1_CPUSET=0-x is not a CPU list/);
   refuses(() => shapeOf({ ES_DATA_1_CPUS: '0' }), /ES_DATA_1_CPUS=0: a quota of 0 would stop es-data-1/);
+  for (const bad of ['0', '10001', '1.5', 'high', '-5']) {
+    refuses(() => shapeOf({ ES_DATA_1_CPU_WEIGHT: bad }), new RegExp(`^error: lab.env: ES_DATA_1_CPU_WEIGHT=${bad.replace('.', '\\.')} is not a CPU weight: give a whole number from 1 to 10000`));
+  }
   refuses(() => shapeOf({ ES_DATA_1_CPUS: 'half' }), /ES_DATA_1_CPUS=half is not a number of cores/);
   refuses(() => shapeOf({ ES_DATA_1_MEM: '256m' }), /ES_DATA_1_MEM=256m is not above the heap \(ES_HEAP=512m\): give es-data-1 at least 768m/);
   refuses(() => shapeOf({ ES_DATA_1_MEM: '700m' }), /ES_DATA_1_MEM=700m is too close to the heap/);

@@ -50,7 +50,7 @@ test('data roles are data and data_*', () => {
 });
 
 test('the model: nodes in order with roles, group, ports; groups and data nodes', () => {
-  const size = { cpus: null, cpuset: null, mem: null, memBytes: null, heap: null, heapBytes: null };
+  const size = { cpus: null, cpuset: null, cpuWeight: null, mem: null, memBytes: null, heap: null, heapBytes: null };
   assert.deepEqual(topology(base()), {
     nodes: [
       { name: 'es-master', key: 'ES_MASTER', roles: ['master'], group: null, httpPort: 9200, transportPort: 9300, size },

@@ -1,11 +1,13 @@
 # Node sizes for the native runtime: the shape packages/contract/src/shape.js resolves (per node
-# a CPU set, a CPU quota, a memory limit: the cpuset, cpus and mem lines of the node config,
+# a CPU set, a CPU quota, a CPU weight, a memory limit: the cpuset, cpus, cpu_weight and mem lines
+# of the node config,
 # nodes.sh's load_node_config), applied to each JVM with what this machine offers:
 #   cgroup-v2  a group per node under /sys/fs/cgroup/tenantlab/<lab>/ (root, or a delegated tree
-#              where the cpu, cpuset and memory controllers can be enabled): all three limits
-#   cgroup-v1  the same groups under /sys/fs/cgroup/{cpu,cpuset,memory}/: all three limits
-#   taskset    CPU sets only (no writable cgroup: no root, no delegation); quotas and memory
-#              limits are not applied, and `make up` says so
+#              where the cpu, cpuset and memory controllers can be enabled): every limit and
+#              the CPU weight
+#   cgroup-v1  the same groups under /sys/fs/cgroup/{cpu,cpuset,memory}/: the same
+#   taskset    CPU sets only (no writable cgroup: no root, no delegation); quotas, weights and
+#              memory limits are not applied, and `make up` says so
 #   none       nothing can be applied (no taskset either); `make up` says so
 # SHAPE_METHOD=auto (lab.env) takes the first that works here; naming one forces it (a test of
 # the fallback, or a machine where auto guesses wrong). The JVM enters its groups before its
@@ -59,11 +61,11 @@ describe_applied_shape() {
   say "$(node_config '*' shape)"
   [[ "$method" == off ]] && return 0
   for n in $(lab_nodes); do
-    [[ "$(node_config "$n" cpus)" != 0 || "$(node_config "$n" mem)" != 0 ]] && limited+=" $n"
+    [[ "$(node_config "$n" cpus)" != 0 || "$(node_config "$n" cpu_weight)" != 0 || "$(node_config "$n" mem)" != 0 ]] && limited+=" $n"
   done
   case "$method" in
-    cgroup-v1 | cgroup-v2) say "  applied with $method groups under $CGROUP_FS ($(cgroup_lab_path)/<node>): CPU sets, quotas and memory limits" ;;
-    taskset) say "  applied with taskset: CPU sets only${limited:+; NOT applied: the CPU quotas and memory limits of$limited (they need a writable cgroup: run as root, or delegate cgroup v2)}" ;;
+    cgroup-v1 | cgroup-v2) say "  applied with $method groups under $CGROUP_FS ($(cgroup_lab_path)/<node>): CPU sets, quotas, weights and memory limits" ;;
+    taskset) say "  applied with taskset: CPU sets only${limited:+; NOT applied: the CPU quotas, weights and memory limits of$limited (they need a writable cgroup: run as root, or delegate cgroup v2)}" ;;
     none) say "  NOT applied: neither a writable cgroup nor taskset here; every node runs on every CPU" ;;
   esac
 }
@@ -85,6 +87,42 @@ cpuset_inherit() {
   done
 }
 
+# A CPU weight (cgroup v2's scale, 100 = one ordinary process) as METHOD's file takes it: v1's
+# cpu.shares (1024 = one process; node-config.js cpuShares() is the same mapping) or v2's cpu.weight
+weight_value() {
+  if [[ "$1" == cgroup-v1 ]]; then awk -v w="$2" 'BEGIN { s = int(w * 1024 / 100 + 0.5); print (s < 2 ? 2 : (s > 262144 ? 262144 : s)) }'
+  else awk -v w="$2" 'BEGIN { print (w > 10000 ? 10000 : w) }'; fi
+}
+
+# weigh_cgroups METHOD NODE BASE: the node's <KEY>_CPU_WEIGHT on its group, and the weight of
+# the groups above it. The kernel weighs a group against its siblings only: the lab's nodes sit
+# under tenantlab/<lab>, and tenantlab competes with every other process of the machine as ONE
+# process (weight 100) however many nodes it holds, so a node's own weight alone would change
+# nothing against the load engine or Prometheus. With a weighted node in the lab, the lab's group
+# weighs the sum of its nodes' weights (100 for an unweighted one) and tenantlab the largest of
+# its labs'; a lab without one leaves both at one process's, as before weights existed.
+weigh_cgroups() {
+  local method="$1" node="$2" base="$3" file=cpu.weight w n sum=0 weighted="" top=100 lab
+  [[ "$method" == cgroup-v1 ]] && file=cpu.shares
+  w="$(node_config "$node" cpu_weight)"
+  [[ "${w:-0}" != 0 ]] || w=100
+  echo "$(weight_value "$method" "$w")" >"$base/$(cgroup_lab_path)/$node/$file" || die "$node: cannot set $file in $base/$(cgroup_lab_path)/$node"
+  for n in $(lab_nodes); do
+    w="$(node_config "$n" cpu_weight)"
+    if [[ "${w:-0}" != 0 ]]; then weighted=1; sum=$((sum + w)); else sum=$((sum + 100)); fi
+  done
+  [[ -n "$weighted" ]] || sum=100
+  echo "$(weight_value "$method" "$sum")" >"$base/$(cgroup_lab_path)/$file" || die "cannot set $file in $base/$(cgroup_lab_path)"
+  # tenantlab: the heaviest of the labs in it (a test lab beside the user's keeps its own weight)
+  for lab in "$base"/tenantlab/*/; do
+    [[ -r "$lab$file" ]] || continue
+    w="$(cat "$lab$file")"
+    [[ "$method" == cgroup-v1 ]] && w=$((w * 100 / 1024))
+    ((w > top)) && top=$w
+  done
+  echo "$(weight_value "$method" "$top")" >"$base/tenantlab/$file" || die "cannot set $file in $base/tenantlab"
+}
+
 # prepare_node_cgroup METHOD NODE: creates (or resets) the node's groups with its limits and
 # prints the cgroup.procs files its JVM must enter
 prepare_node_cgroup() {
@@ -103,6 +141,7 @@ prepare_node_cgroup() {
     mkdir -p "$CGROUP_FS/cpu/$rel" "$CGROUP_FS/memory/$rel"
     echo 100000 >"$CGROUP_FS/cpu/$rel/cpu.cfs_period_us"
     echo "$quota" >"$CGROUP_FS/cpu/$rel/cpu.cfs_quota_us" || die "$node: cannot set cpu.cfs_quota_us=$quota"
+    weigh_cgroups "$method" "$node" "$CGROUP_FS/cpu"
     [[ "$mem" == 0 ]] && mem=-1
     echo "$mem" >"$CGROUP_FS/memory/$rel/memory.limit_in_bytes" || die "$node: cannot set memory.limit_in_bytes=$mem"
     for d in cpu cpuset memory; do echo "$CGROUP_FS/$d/$rel/cgroup.procs"; done
@@ -118,6 +157,7 @@ prepare_node_cgroup() {
     echo "$cpuset" >"$dir/cpuset.cpus" || die "$node: cannot set cpuset.cpus=$cpuset in $dir"
     [[ "$quota" == -1 ]] && quota=max
     echo "$quota 100000" >"$dir/cpu.max" || die "$node: cannot set cpu.max in $dir"
+    weigh_cgroups "$method" "$node" "$CGROUP_FS"
     [[ "$mem" == 0 ]] && mem=max
     echo "$mem" >"$dir/memory.max" || die "$node: cannot set memory.max in $dir"
     echo "$dir/cgroup.procs"

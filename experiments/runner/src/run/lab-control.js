@@ -105,7 +105,7 @@ export function describeLab(lab) {
   const parts = [];
   if (lab.groups !== undefined || lab.data_nodes_per_group !== undefined) parts.push(`${lab.groups ?? '?'} groups x ${lab.data_nodes_per_group ?? '?'} data nodes`);
   const d = lab.data_node ?? {};
-  const size = [d.cpus !== undefined ? `${d.cpus} cores` : null, d.cpuset !== undefined ? `CPUs ${d.cpuset}` : null, d.mem ? `${d.mem} memory` : null, d.heap ? `${d.heap} heap` : null].filter(Boolean);
+  const size = [d.cpus !== undefined ? `${d.cpus} cores` : null, d.cpuset !== undefined ? `CPUs ${d.cpuset}` : null, d.cpu_weight !== undefined ? `CPU weight ${d.cpu_weight}` : null, d.mem ? `${d.mem} memory` : null, d.heap ? `${d.heap} heap` : null].filter(Boolean);
   if (size.length) parts.push(`${size.join(', ')} each`);
   if (lab.shape) parts.push(`SHAPE=${lab.shape}`);
   if (lab.write_queue !== undefined) parts.push(`write queue ${lab.write_queue}`);
