@@ -197,7 +197,8 @@ else
     load_env="$(node "$LAB_ROOT/packages/contract/bin/connection" env load)" || exit 2
     eval "$load_env"
   fi
-  timeout --foreground --kill-after=15s "$bound" "$locust" -f "$here/$scenario.py" "${locust_args[@]}"
+  # in the lab's load-engine group when LOAD_CPU_WEIGHT made one (a shaped native lab)
+  timeout --foreground --kill-after=15s "$bound" "$LAB_ROOT/runtimes/native/bin/load-engine-exec" "$locust" -f "$here/$scenario.py" "${locust_args[@]}"
   rc=$?
 fi
 set -e

@@ -166,7 +166,7 @@ parse_list() {
   OTHER="$BATS_TEST_TMPDIR/bad-shape"
   local bad
   for bad in "ES_DATA_1_CPUSET=$(($(nproc --all) + 7))" "ES_DATA_1_CPUS=$(($(nproc --all) + 1))" ES_DATA_1_CPUS=0 \
-    ES_DATA_1_MEM=128m ES_DATA_1_CPUSET=0-x ES_DATA_1_CPU_WEIGHT=0 ES_DATA_1_CPU_WEIGHT=20000 SHAPE=maybe; do
+    ES_DATA_1_MEM=128m ES_DATA_1_CPUSET=0-x ES_DATA_1_CPU_WEIGHT=0 ES_DATA_1_CPU_WEIGHT=20000 LOAD_CPU_WEIGHT=heavy SHAPE=maybe; do
     run env "$bad" LAB_DIR="$OTHER" "$LAB" up
     assert_failure 2
     # one error line, naming the key (scripts/lab's "runtime: ..." line may come first)
@@ -214,26 +214,43 @@ cpu_weight_of() {
   echo "${out% }"
 }
 
-@test "native: a node's CPU weight is on its cgroup, and the lab's group weighs the sum of its nodes'" {
+@test "native: a node's CPU weight is on its cgroup, the load engine's beside it, and the lab's group weighs their sum" {
   [[ "$(lab_runtime)" != compose ]] || skip "native only (compose gives the weight to the engine as cpu_shares)"
   OTHER="$BATS_TEST_TMPDIR/weight-lab"
   local env=(PATH="$PATH" HOME="$HOME" LAB_DIR="$OTHER" RUNTIME=native SEED=0 LAB_SERVICES= ES_HEAP=256m LAB_WARMUP=0s
-    LAB_NODES=es-master,es-data-1,es-data-3 ES_DATA_3_CPUS=0.5 ES_DATA_3_CPU_WEIGHT=1000)
+    LAB_NODES=es-master,es-data-1,es-data-3 ES_DATA_3_CPUS=0.5 ES_DATA_3_CPU_WEIGHT=1000 LOAD_CPU_WEIGHT=500)
   [[ "$(env -i "${env[@]}" bash -c 'source "$1/scripts/lib/config.sh" && source "$1/runtimes/native/lib/node-limits.sh" && shape_method' _ "$REPO")" == cgroup-v* ]] ||
     skip "no writable cgroup here: taskset applies no weight (the taskset test checks that it says so)"
   run env -i "${env[@]}" bash -c 'source "$1/scripts/lib/config.sh" && shift_lab_ports 2600 && exec "$LAB_ROOT/scripts/lab" up' _ "$REPO"
   assert_success
   assert_output --partial "es-data-3 0.5 cores weight 1000"
   assert_output --regexp "applied with cgroup-v[12] groups .*: CPU sets, quotas, weights and memory limits"
-  # es-data-3 weighs 1000 (10 ordinary processes); the lab 100 (master) + 100 (es-data-1) + 1000;
-  # tenantlab at least the lab's, so the cluster is not one process against the load engine
-  local w3 w1 lab top
+  assert_output --regexp "the load engine weighs 500 beside the nodes \(LOAD_CPU_WEIGHT; cgroup-v[12] group tenantlab/[0-9a-f]+/load-engine\)"
+  # es-data-3 weighs 1000 (10 ordinary processes); the lab 100 (master) + 100 (es-data-1) + 1000
+  # + 500 (the load engine); tenantlab at least the lab's, so the cluster is not one process
+  # against what runs beside it
+  local w3 w1 we lab top engine
   read -r w3 lab top <<<"$(cpu_weight_of "$(cut -d' ' -f1 "$OTHER/run/es-data-3.pid")")"
-  assert_equal "$w3 $lab" "1000 1200"
-  ((top >= 1200)) || fail "tenantlab weighs $top, less than the lab's 1200"
+  assert_equal "$w3 $lab" "1000 1700"
+  ((top >= 1700)) || fail "tenantlab weighs $top, less than the lab's 1700"
   read -r w1 _ <<<"$(cpu_weight_of "$(cut -d' ' -f1 "$OTHER/run/es-data-1.pid")")"
   assert_equal "$w1" 100
+  # what make load and the experiments start the engine with: in the lab's load-engine group,
+  # the same pid (exec), weighing 500 inside the lab's 1700
+  LAB_DIR="$OTHER" "$REPO/runtimes/native/bin/load-engine-exec" sleep 30 &
+  engine=$!
+  sleep 0.5
+  [[ "$(tr '\0' ' ' <"/proc/$engine/cmdline")" == "sleep 30 " ]] || fail "load-engine-exec did not exec the engine in place: $(tr '\0' ' ' <"/proc/$engine/cmdline")"
+  grep -q '/load-engine$' "/proc/$engine/cgroup" || fail "the engine is not in the load-engine group: $(cat "/proc/$engine/cgroup")"
+  read -r we lab _ <<<"$(cpu_weight_of "$engine")"
+  kill "$engine"; wait "$engine" 2>/dev/null || true
+  assert_equal "$we $lab" "500 1700"
+  # a lab without LOAD_CPU_WEIGHT has no such group: the engine runs as an ordinary process
+  run env LAB_DIR="$BATS_TEST_TMPDIR/no-lab" "$REPO/runtimes/native/bin/load-engine-exec" cat /proc/self/cgroup
+  assert_success
+  refute_output --partial load-engine
   env -i PATH="$PATH" HOME="$HOME" LAB_DIR="$OTHER" RUNTIME=native "$LAB" down >/dev/null 2>&1
   assert_equal "$(lab_pids "$OTHER")" ""
+  [[ ! -e "$OTHER/run/load-engine.cgroup" ]] || fail "make down left $OTHER/run/load-engine.cgroup"
   OTHER=""
 }

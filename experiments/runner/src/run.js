@@ -90,19 +90,20 @@ export function planOf(plan, { narrate = false } = {}) {
 
 /**
  * make demo tells the story on the running lab as it is: node sizes a spec measures with (its
- * lab: sets only data_node, e.g. noisy-neighbour's headroom for what floats) are the full run's
+ * lab: sets only data_node and load_engine, e.g. noisy-neighbour's headroom for what floats) are the full run's
  * conditions, not something to impose on a user's lab, so the demo leaves them out and says so
  * (plan.lab_left_out). A lab: that changes the topology (groups, nodes, shape) stays, and LAB=running refuses it.
  */
 export function asRunningLab(plan) {
-  const sizesOnly = (lab) => lab && Object.keys(lab).every((k) => k === 'data_node');
+  const sizesOnly = (lab) => lab && Object.keys(lab).every((k) => k === 'data_node' || k === 'load_engine');
   if (!plan.variants.some((v) => sizesOnly(v.lab)) || !plan.variants.every((v) => !v.lab || sizesOnly(v.lab))) return plan;
-  const sizes = plan.variants.find((v) => v.lab).lab.data_node;
-  const said = Object.entries(sizes).map(([k, v]) => `${k} ${v}`).join(', ');
+  const { data_node: sizes, load_engine: engine } = plan.variants.find((v) => v.lab).lab;
+  const said = [sizes ? `each data node: ${Object.entries(sizes).map(([k, v]) => `${k} ${v}`).join(', ')}` : null,
+    engine ? `the load engine: cpu_weight ${engine.cpu_weight}` : null].filter(Boolean).join('; ');
   return {
     ...plan,
     lab: null,
-    lab_left_out: `the full run's node sizes (each data node: ${said}) are left out: the demo runs on the lab as it is`,
+    lab_left_out: `the full run's node sizes (${said}) are left out: the demo runs on the lab as it is`,
     variants: plan.variants.map((v) => ({ ...v, lab: null })),
   };
 }

@@ -53,7 +53,7 @@ const ES_TIME = /^\d+(?:d|h|m|s|ms|micros|nanos)$/;
 
 const TOP_KEYS = ['name', 'title', 'hypothesis', 'source', 'dataset', 'lab', 'defaults', 'variants', 'workload', 'repetitions', 'confidence', 'over_budget', 'report', 'expect'];
 // The lab an experiment (or one variant) runs on: the topology as a variable. LAB=own starts it.
-const LAB_KEYS = ['groups', 'data_nodes_per_group', 'shape', 'data_node', 'write_queue'];
+const LAB_KEYS = ['groups', 'data_nodes_per_group', 'shape', 'data_node', 'write_queue', 'load_engine'];
 const DATA_NODE_KEYS = ['cpus', 'cpuset', 'cpu_weight', 'mem', 'heap'];
 const SHAPES = ['groups', 'off'];
 const CPU_LIST = /^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$/;
@@ -291,7 +291,7 @@ function checkSettings(c, s, path, scenario) {
   return out;
 }
 
-/** A `lab:` mapping -> { groups, data_nodes_per_group, shape, data_node } (only what it sets). */
+/** A `lab:` mapping -> { groups, data_nodes_per_group, shape, data_node, load_engine } (only what it sets). */
 function checkLab(c, v, path) {
   const l = c.mapping(v, path, LAB_KEYS);
   const out = {};
@@ -317,6 +317,13 @@ function checkLab(c, v, path) {
       n[k] = String(d[k]);
     }
     out.data_node = n;
+  }
+  // the load engine's weight beside the nodes (lab.env's LOAD_CPU_WEIGHT): the instrument that
+  // measures them, as if it had a host of its own
+  if (l.load_engine !== undefined) {
+    const e = c.mapping(l.load_engine, `${path}.load_engine`, ['cpu_weight']);
+    if (e.cpu_weight === undefined) c.fail(`${path}.load_engine.cpu_weight`, 'is required: the load engine\'s CPU weight, 1 to 10000 (100 is one ordinary process)');
+    out.load_engine = { cpu_weight: c.integer(e.cpu_weight, `${path}.load_engine.cpu_weight`, [1, 10000]) };
   }
   return out;
 }

@@ -3,7 +3,7 @@
 // windows, the lab-fit rule. (The runner against a real lab: tests/live/80-experiments.bats.)
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { indexOfTenant, layoutNames } from '../src/run/layout.js';
@@ -109,11 +109,11 @@ test('the load engine: its locustfiles, its version line, its environment', () =
   const base = { PATH: '/bin', HOME: '/h', LAB_DIR: mkdtempSync(join(tmpdir(), 'lab-')), ES_URL: 'http://127.0.0.1:9200', SECRET_OF_THE_SHELL: 'x' };
   const env = loadEnv({ esUrl: 'http://127.0.0.1:9201', workload, tenants: stores, dir: '/r', runId: 'run-1', burst: { from: 0.4, to: 0.7, rate: 30 }, env: base });
   assert.deepEqual(env, {
-    PATH: '/bin', HOME: '/h', ES_URL: 'http://127.0.0.1:9201', RESULTS_DIR: '/r', RUN_ID: 'run-1', POINTS_FILE: '/r/points.csv',
+    PATH: '/bin', HOME: '/h', LAB_DIR: base.LAB_DIR, ES_URL: 'http://127.0.0.1:9201', RESULTS_DIR: '/r', RUN_ID: 'run-1', POINTS_FILE: '/r/points.csv',
     RAMP_UP: '2s', WARMUP: '3s', MEASURE: '10s', LOAD_METRICS_PORT: '0',
     TENANTS_FILE: '/r/tenants.json', THINK_MS: '0', PROFILE_TENANTS: '3', RATE: '40',
     BOT_TENANT: 's3', BURST_KIND: 'bot', BOT_RATE: '30', BURST_AT: '4s', BURST_FOR: '3s',
-  }, 'only what the run needs: nothing else of the caller\'s environment');
+  }, 'only what the run needs: nothing else of the caller\'s environment (LAB_DIR: the lab whose load-engine group it joins)');
   // a write burst: the store's writers and their bulks, no rate
   const writer = loadEnv({ esUrl: 'u', workload, tenants: stores, dir: '/r', runId: 'r', burst: { kind: 'resubmit', from: 0.25, to: 1, writers: 3, bulk_size: 200 }, env: base });
   assert.deepEqual([writer.BOT_TENANT, writer.BURST_KIND, writer.BURST_WRITERS, writer.BURST_BULK, writer.BOT_RATE, writer.BURST_AT, writer.BURST_FOR], ['s3', 'resubmit', '3', '200', undefined, '3s', '7s']);
@@ -139,6 +139,7 @@ function fakeLocust(dir) {
   writeFileSync(bin, `#!/bin/sh
 printf '%s\\n' "$@" > "$RESULTS_DIR/args"
 env > "$RESULTS_DIR/env"
+echo $$ > "$RESULTS_DIR/pid"
 if [ "$FAKE_EXIT" = 2 ]; then echo "error: the lab does not answer at $ES_URL" >&2; exit 2; fi
 cat > "$RESULTS_DIR/summary.json" <<'JSON'
 {"engine":{"name":"locust","version":"2.47.0"},"metrics":{"http_reqs{scenario:measure}":{"values":{"count":4}},"http_req_duration{scenario:measure}":{"values":{"avg":10,"p(95)":20,"count":4}},"late_arrivals{scenario:measure}":{"values":{"count":1}},"cross_tenant_hits":{"values":{"count":0}}}}
@@ -170,7 +171,35 @@ test('runLoad: locust -f <locustfile> headless, its summary and points read; 0 a
   assert.equal((await runLoad({ locust, script: locustfile('experiment'), esUrl: 'u', workload, dir, runId: 'r2', extraEnv: { FAKE_EXIT: '99' } })).exitCode, 99, 'a breached threshold: the figures still count');
   await assert.rejects(runLoad({ locust, script: locustfile('experiment'), esUrl: 'http://127.0.0.1:1', workload, dir, runId: 'r3', extraEnv: { FAKE_EXIT: '2' } }),
     (err) => err.name === 'RunError' && err.message === 'locust exited with status 2: error: the lab does not answer at http://127.0.0.1:1');
-  await assert.rejects(runLoad({ locust: join(dir, 'no-such-locust'), script: locustfile('experiment'), esUrl: 'u', workload, dir, runId: 'r4' }), /^RunError: locust exited with status 127: .*ENOENT/);
+  await assert.rejects(runLoad({ locust: join(dir, 'no-such-locust'), script: locustfile('experiment'), esUrl: 'u', workload, dir, runId: 'r4' }), /^RunError: locust exited with status 127: .*no-such-locust: not found$/);
+});
+
+test('runLoad: the engine joins the lab\'s load-engine group when make up made one (LOAD_CPU_WEIGHT), the same pid', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'load-'));
+  const locust = fakeLocust(dir);
+  const workload = { model: 'closed', vus: 2, ramp_up: '0s', warmup: '0s', measure: '2s', ramp_up_s: 0, warmup_s: 0, measure_s: 2 };
+  // a plain file stands for the group's cgroup.procs: load-engine-exec writes the engine's pid in it, then execs it
+  const lab = join(dir, 'lab');
+  mkdirSync(join(lab, 'run'), { recursive: true });
+  writeFileSync(join(lab, 'run', 'load-engine.cgroup'), `${join(dir, 'procs')}\n`);
+  const saved = process.env.LAB_DIR;
+  process.env.LAB_DIR = lab;
+  try {
+    assert.equal((await runLoad({ locust, script: locustfile('experiment'), esUrl: 'u', workload, dir, runId: 'r1' })).exitCode, 0);
+  } finally {
+    if (saved === undefined) delete process.env.LAB_DIR;
+    else process.env.LAB_DIR = saved;
+  }
+  assert.equal(readFileSync(join(dir, 'procs'), 'utf8').trim(), readFileSync(join(dir, 'pid'), 'utf8').trim());
+  // a lab without the group: the engine starts as it is
+  process.env.LAB_DIR = join(dir, 'no-lab');
+  try {
+    assert.equal((await runLoad({ locust, script: locustfile('experiment'), esUrl: 'u', workload, dir, runId: 'r2' })).exitCode, 0);
+  } finally {
+    if (saved === undefined) delete process.env.LAB_DIR;
+    else process.env.LAB_DIR = saved;
+  }
+  assert.notEqual(readFileSync(join(dir, 'procs'), 'utf8').trim(), readFileSync(join(dir, 'pid'), 'utf8').trim());
 });
 
 test('ES stats window: per-query times, rejections, GC, CPU per node', () => {
@@ -255,6 +284,11 @@ test('a spec\'s lab -> lab.env keys: the master kept, data nodes by group with p
   // every node's write queue: lab.env's ES_WRITE_QUEUE, which both runtimes render
   assert.equal(labEnvOf({ write_queue: 20 }, env).ES_WRITE_QUEUE, '20');
   assert.equal(describeLab({ data_node: { cpus: 0.5 }, write_queue: 20 }), '0.5 cores each, write queue 20');
+  // the load engine's weight: lab.env's LOAD_CPU_WEIGHT, beside the nodes' sizes
+  const weighed = labEnvOf({ data_node: { cpus: 0.35, cpu_weight: 1000 }, load_engine: { cpu_weight: 1000 } }, env);
+  assert.deepEqual([weighed.LOAD_CPU_WEIGHT, weighed.ES_DATA_1_CPU_WEIGHT], ['1000', '1000']);
+  assert.equal(labEnvOf({ data_node: { cpus: 0.5 } }, env).LOAD_CPU_WEIGHT, undefined, 'unset: lab.env\'s stands');
+  assert.equal(describeLab({ data_node: { cpus: 0.35, cpu_weight: 1000 }, load_engine: { cpu_weight: 1000 } }), '0.35 cores, CPU weight 1000 each, the load engine at CPU weight 1000');
 });
 
 test('two labs differ in structure only when their nodes, roles or groups do', () => {

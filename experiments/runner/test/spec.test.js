@@ -372,6 +372,7 @@ test('lab: the experiment sets the topology; a variant may set its own on top', 
   const s = checkSpec(doc, fixture('good-minimal'));
   assert.deepEqual(s.variants[0].lab, { groups: 2, data_nodes_per_group: 2, shape: 'off', data_node: { cpus: 0.5, cpu_weight: 1000, mem: '1536m', heap: '384m' } });
   assert.deepEqual(s.variants[1].lab, doc.lab);
+  assert.deepEqual(checkSpec({ ...doc, lab: { load_engine: { cpu_weight: 1000 } } }, fixture('good-minimal')).variants[1].lab, { load_engine: { cpu_weight: 1000 } });
   for (const [lab, message] of [
     [{ groups: 0 }, 'lab.groups: must be a positive integer (got 0)'],
     [{ shape: 'on' }, 'lab.shape: must be one of groups, off (got "on")'],
@@ -380,6 +381,9 @@ test('lab: the experiment sets the topology; a variant may set its own on top', 
     [{ data_node: { mem: 'lots' } }, 'lab.data_node.mem: must be a size like 512m or 2g (got "lots")'],
     [{ data_node: { cpu_weight: 0 } }, 'lab.data_node.cpu_weight: must be a positive integer (got 0)'],
     [{ data_node: { cpu_weight: 20000 } }, 'lab.data_node.cpu_weight: must be at most 10000 (got 20000)'],
+    [{ load_engine: { cpu_weight: 0 } }, 'lab.load_engine.cpu_weight: must be a positive integer (got 0)'],
+    [{ load_engine: {} }, 'lab.load_engine.cpu_weight: is required'],
+    [{ load_engine: { cpus: 1 } }, 'lab.load_engine.cpus: unknown key'],
     [{ nodes: 3 }, 'lab.nodes: unknown key'],
   ]) {
     assert.throws(() => checkSpec({ ...doc, lab }, fixture('good-minimal')), (err) => err.message.includes(message) || assert.fail(err.message));

@@ -293,6 +293,23 @@ export function appliedEnv(resolved) {
   return env;
 }
 
+/**
+ * The weights of a native lab's cgroups, on cgroup v2's scale (100 = one ordinary process), the
+ * one place they are summed: the kernel weighs a group against its siblings only, so a node's
+ * weight changes nothing against the processes outside the lab unless the lab's group
+ * (tenantlab/<lab>) carries the sum of what is in it. -> { lab, load }: `lab` the lab's group,
+ * the sum of its nodes' weights (100 for an unweighted node) and the load engine's
+ * (loadCpuWeight, LOAD_CPU_WEIGHT), or one process's (100) when nothing in it is weighted, as
+ * before weights existed; `load` the load engine's group (tenantlab/<lab>/load-engine), null
+ * when it runs as an ordinary process.
+ */
+export function cgroupWeights(configs, loadCpuWeight = null) {
+  const weighted = loadCpuWeight !== null || configs.some((c) => c.limits.cpuWeight !== null);
+  // cgroup v2 takes at most 10000
+  const lab = weighted ? Math.min(10000, configs.reduce((sum, c) => sum + (c.limits.cpuWeight ?? 100), loadCpuWeight ?? 0)) : 100;
+  return { lab, load: loadCpuWeight };
+}
+
 /** A setting's value as a launcher argument or a -E flag takes it: a list comma-joined */
 export const settingText = (value) => (Array.isArray(value) ? value.join(',') : String(value));
 
@@ -300,16 +317,23 @@ export const settingText = (value) => (Array.isArray(value) ? value.join(',') : 
  * Native's config as lines for bash, tab-separated, no quoting and no eval needed (no value
  * holds a tab or a newline: lab.env's lines cannot):
  *   *      shape    the shape's one-line description
+ *   *      lab_cpu_weight, lab_cpu_shares    the lab's group's weight (cgroupWeights), on v2's
+ *                   cpu.weight and v1's cpu.shares scales
+ *   *      load_cpu_weight, load_cpu_shares  the load engine's group's (0: no group of its own)
  *   NODE   jvm      a JVM option (one line each, in order)
  *   NODE   main     the launcher's class
  *   NODE   setting  key=value (one line each, in order)
  *   NODE   cpuset   the CPUs it may run on (empty: every CPU)
  *   NODE   cpus     its CPU quota in cores (0: none)
+ *   NODE   cpu_weight, cpu_shares  its weight on both scales (0: one ordinary process's)
  *   NODE   mem      its memory limit in bytes (0: none)
- * The java command line of NODE is its jvm, main and setting lines, in that order.
+ * The java command line of NODE is its jvm, main and setting lines, in that order. `weights`:
+ * cgroupWeights() of the lab's nodes (default: of `configs`, with no load engine weight).
  */
-export function shellLines(configs, describe) {
-  const out = [['*', 'shape', describe]];
+export function shellLines(configs, describe, weights = cgroupWeights(configs)) {
+  const out = [['*', 'shape', describe],
+    ['*', 'lab_cpu_weight', String(weights.lab)], ['*', 'lab_cpu_shares', String(cpuShares(weights.lab))],
+    ['*', 'load_cpu_weight', weights.load === null ? '0' : String(weights.load)], ['*', 'load_cpu_shares', weights.load === null ? '0' : String(cpuShares(weights.load))]];
   for (const c of configs) {
     for (const o of c.jvm) out.push([c.name, 'jvm', o]);
     out.push([c.name, 'main', LAUNCHER_MAIN]);
@@ -317,6 +341,7 @@ export function shellLines(configs, describe) {
     out.push([c.name, 'cpuset', c.limits.cpuset ?? '']);
     out.push([c.name, 'cpus', c.limits.cpus === null ? '0' : String(c.limits.cpus)]);
     out.push([c.name, 'cpu_weight', c.limits.cpuWeight === null ? '0' : String(c.limits.cpuWeight)]);
+    out.push([c.name, 'cpu_shares', c.limits.cpuWeight === null ? '0' : String(cpuShares(c.limits.cpuWeight))]);
     out.push([c.name, 'mem', c.limits.memBytes === null ? '0' : String(c.limits.memBytes)]);
   }
   for (const row of out) {

@@ -10,7 +10,8 @@
 // optional: <KEY>_CPUS (a CPU quota in cores, fractions allowed), <KEY>_CPUSET (the CPUs it may
 // run on, e.g. 0 or 0-1), <KEY>_MEM (a memory limit, e.g. 1536m), <KEY>_HEAP (default ES_HEAP),
 // <KEY>_CPU_WEIGHT (its weight against the machine's other processes when they want the same
-// CPU, on cgroup v2's cpu.weight scale: 100 is one ordinary process, 1-10000).
+// CPU, on cgroup v2's cpu.weight scale: 100 is one ordinary process, 1-10000). LOAD_CPU_WEIGHT,
+// on the same scale, is the load engine's (Locust) beside the lab's nodes.
 // Which CPUs a machine has is not known here: src/shape.js resolves the sizes on a machine.
 import { TopologyError } from './errors.js';
 
@@ -170,12 +171,24 @@ export function topology(env, { file = 'lab.env' } = {}) {
   const shape = value('SHAPE') || 'groups';
   if (!SHAPES.includes(shape)) fail(`SHAPE=${shape}: use groups (each index group's data nodes on a CPU slice of their own) or off (no limits)`);
 
-  return { nodes, master, groupAttr, groups, dataNodes, shape };
+  // the load engine's weight against the lab's nodes (the instrument, on a shaped lab)
+  const loadCpuWeight = cpuWeightOf('LOAD_CPU_WEIGHT', value, fail);
+
+  return { nodes, master, groupAttr, groups, dataNodes, shape, loadCpuWeight };
 }
 
 // groups: each index group's data nodes share a slice of the machine's CPUs of their own (the
 // per-node keys still apply); off: no CPU or memory limit on any node, today's unshaped lab.
 export const SHAPES = Object.freeze(['groups', 'off']);
+
+/** A CPU weight key (<KEY>_CPU_WEIGHT, LOAD_CPU_WEIGHT) -> its number, null when empty. */
+function cpuWeightOf(key, value, fail) {
+  const raw = value(key) || '';
+  if (raw === '') return null;
+  const weight = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+  if (!(weight >= 1 && weight <= 10000)) fail(`${key}=${raw} is not a CPU weight: give a whole number from 1 to 10000 (100 is one ordinary process), or leave it empty`);
+  return weight;
+}
 
 /**
  * A node's size keys -> { cpus, cpuset, cpuWeight, mem, memBytes, heap, heapBytes }; null where unset
@@ -199,12 +212,7 @@ function nodeSize(name, key, value, fail) {
       fail(`${key}_CPUS=${cpusRaw} is more than its ${cpuset.length} CPU(s) in ${key}_CPUSET=${cpusetRaw} can give: lower the quota or widen the set`);
     }
   }
-  const weightRaw = value(`${key}_CPU_WEIGHT`) || '';
-  let cpuWeight = null;
-  if (weightRaw !== '') {
-    cpuWeight = /^[0-9]+$/.test(weightRaw) ? Number(weightRaw) : NaN;
-    if (!(cpuWeight >= 1 && cpuWeight <= 10000)) fail(`${key}_CPU_WEIGHT=${weightRaw} is not a CPU weight: give a whole number from 1 to 10000 (100 is one ordinary process), or leave it empty`);
-  }
+  const cpuWeight = cpuWeightOf(`${key}_CPU_WEIGHT`, value, fail);
   const heapKey = value(`${key}_HEAP`) ? `${key}_HEAP` : 'ES_HEAP';
   const heap = value(heapKey) || null;
   const memRaw = value(`${key}_MEM`) || '';
@@ -228,13 +236,15 @@ function nodeSize(name, key, value, fail) {
  * A lab of another shape, as lab.env keys over `env` (an experiment's `lab:`): the master of
  * `env` kept with its ports, then `groups` index groups g1..gN of `dataNodesPerGroup` data nodes
  * es-data-1..M (data,ingest; HTTP and transport ports after the master's: +1, +2, ...), each
- * data node sized by `dataNode` ({ cpus, cpuset, cpu_weight, mem, heap }, all optional), and SHAPE = `shape`.
+ * data node sized by `dataNode` ({ cpus, cpuset, cpu_weight, mem, heap }, all optional), SHAPE =
+ * `shape`, and the load engine weighed by `loadEngine` ({ cpu_weight }: LOAD_CPU_WEIGHT).
  * Unset parts keep `env`'s lab. Returns only the keys to set; topology() of the merged result
  * is the check.
  */
-export function labTopologyEnv({ groups, dataNodesPerGroup, shape, dataNode } = {}, env = {}) {
+export function labTopologyEnv({ groups, dataNodesPerGroup, shape, dataNode, loadEngine } = {}, env = {}) {
   const out = {};
   if (shape !== undefined) out.SHAPE = shape;
+  if (loadEngine?.cpu_weight !== undefined) out.LOAD_CPU_WEIGHT = String(loadEngine.cpu_weight);
   if (groups === undefined && dataNodesPerGroup === undefined && dataNode === undefined) return out;
   const master = String(env.LAB_MASTER_NODE ?? 'es-master');
   const mkey = nodeKey(master);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseLabEnv } from '../src/lab-env.js';
-import { AOT_TRAINING_NODE, aotTrainingConfig, appliedEnv, appliedKey, halfHeapMb, jvmOptions, LAUNCHER_MAIN, nodeConfigs, shellLines } from '../src/node-config.js';
+import { AOT_TRAINING_NODE, aotTrainingConfig, appliedEnv, appliedKey, cgroupWeights, halfHeapMb, jvmOptions, LAUNCHER_MAIN, nodeConfigs, shellLines } from '../src/node-config.js';
 import { describeShape, resolveShape } from '../src/shape.js';
 import { topology, TopologyError } from '../src/topology.js';
 
@@ -176,6 +176,32 @@ test('shellLines: NODE FIELD VALUE lines, the java command line in order, the li
   assert.ok(java.includes('node.roles=data,ingest'));
   assert.deepEqual([...of('es-data-1', 'cpuset'), ...of('es-data-1', 'cpus'), ...of('es-data-1', 'mem')], ['0', '0.5', '0']);
   assert.deepEqual([...of('es-master', 'cpuset'), ...of('es-master', 'cpus')], ['', '0']);
+  // nothing weighted: the lab's group weighs one process (on both scales), no load engine group
+  assert.deepEqual(of('*', 'lab_cpu_weight', 'lab_cpu_shares', 'load_cpu_weight', 'load_cpu_shares'), ['100', '1024', '0', '0']);
+  assert.deepEqual(of('es-data-1', 'cpu_weight', 'cpu_shares'), ['0', '0']);
+});
+
+test('cgroupWeights: the lab weighs the sum of its nodes\' and the load engine\'s, one process when nothing is weighted; shellLines says both scales', () => {
+  const weights = (extra, load = null) => {
+    const env = { ...labEnv, ...extra };
+    const model = topology(env);
+    const configs = nodeConfigs(model, env, 'native', { resolved: resolveShape(model, [0, 1]), dirs });
+    return { configs, weights: cgroupWeights(configs, load) };
+  };
+  assert.deepEqual(weights({}).weights, { lab: 100, load: null });
+  // lab.env's five nodes: es-data-1 at 1000, the four others 100 each
+  assert.deepEqual(weights({ ES_DATA_1_CPU_WEIGHT: '1000' }).weights, { lab: 1400, load: null });
+  // the load engine alone weighs the lab too: its group is inside the lab's
+  assert.deepEqual(weights({}, 500).weights, { lab: 1000, load: 500 });
+  const all = { ES_DATA_1_CPU_WEIGHT: '1000', ES_DATA_2_CPU_WEIGHT: '1000', ES_DATA_3_CPU_WEIGHT: '1000', ES_DATA_4_CPU_WEIGHT: '1000' };
+  assert.deepEqual(weights(all, 1000).weights, { lab: 5100, load: 1000 });
+  // cgroup v2 takes at most 10000
+  assert.deepEqual(weights({ ES_DATA_1_CPU_WEIGHT: '9000', ES_DATA_2_CPU_WEIGHT: '9000' }).weights.lab, 10000);
+  const { configs, weights: w } = weights(all, 1000);
+  const rows = shellLines(configs, 'd', w).trimEnd().split('\n').map((l) => l.split('\t'));
+  const of = (node, ...fields) => rows.filter((r) => r[0] === node && fields.includes(r[1])).map((r) => r[2]);
+  assert.deepEqual(of('*', 'lab_cpu_weight', 'lab_cpu_shares', 'load_cpu_weight', 'load_cpu_shares'), ['5100', '52224', '1000', '10240']);
+  assert.deepEqual(of('es-data-3', 'cpu_weight', 'cpu_shares'), ['1000', '10240']);
 });
 
 test('the AOT training node: the master\'s JVM options, a single-node cluster of its own, ports no lab node uses, no limits', () => {

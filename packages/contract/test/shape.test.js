@@ -97,6 +97,7 @@ test('bad values are one line each, naming the key', () => {
   refuses(() => shapeOf({ ES_DATA_1_CPUS: '0' }), /ES_DATA_1_CPUS=0: a quota of 0 would stop es-data-1/);
   for (const bad of ['0', '10001', '1.5', 'high', '-5']) {
     refuses(() => shapeOf({ ES_DATA_1_CPU_WEIGHT: bad }), new RegExp(`^error: lab.env: ES_DATA_1_CPU_WEIGHT=${bad.replace('.', '\\.')} is not a CPU weight: give a whole number from 1 to 10000`));
+    refuses(() => shapeOf({ LOAD_CPU_WEIGHT: bad }), new RegExp(`^error: lab.env: LOAD_CPU_WEIGHT=${bad.replace('.', '\\.')} is not a CPU weight: give a whole number from 1 to 10000`));
   }
   refuses(() => shapeOf({ ES_DATA_1_CPUS: 'half' }), /ES_DATA_1_CPUS=half is not a number of cores/);
   refuses(() => shapeOf({ ES_DATA_1_MEM: '256m' }), /ES_DATA_1_MEM=256m is not above the heap \(ES_HEAP=512m\): give es-data-1 at least 768m/);

@@ -62,7 +62,9 @@ test('the model: nodes in order with roles, group, ports; groups and data nodes'
     groups: { g1: ['es-data-1', 'es-data-2'] },
     dataNodes: ['es-data-1', 'es-data-2'],
     shape: 'groups',
+    loadCpuWeight: null,
   });
+  assert.equal(topology({ ...base(), LOAD_CPU_WEIGHT: '1000' }).loadCpuWeight, 1000);
 });
 
 test("the repository's lab.env: a master and four data nodes in two groups", () => {

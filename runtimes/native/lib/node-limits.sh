@@ -87,40 +87,50 @@ cpuset_inherit() {
   done
 }
 
-# A CPU weight (cgroup v2's scale, 100 = one ordinary process) as METHOD's file takes it: v1's
-# cpu.shares (1024 = one process; node-config.js cpuShares() is the same mapping) or v2's cpu.weight
-weight_value() {
-  if [[ "$1" == cgroup-v1 ]]; then awk -v w="$2" 'BEGIN { s = int(w * 1024 / 100 + 0.5); print (s < 2 ? 2 : (s > 262144 ? 262144 : s)) }'
-  else awk -v w="$2" 'BEGIN { print (w > 10000 ? 10000 : w) }'; fi
-}
-
 # weigh_cgroups METHOD NODE BASE: the node's <KEY>_CPU_WEIGHT on its group, and the weight of
-# the groups above it. The kernel weighs a group against its siblings only: the lab's nodes sit
-# under tenantlab/<lab>, and tenantlab competes with every other process of the machine as ONE
-# process (weight 100) however many nodes it holds, so a node's own weight alone would change
-# nothing against the load engine or Prometheus. With a weighted node in the lab, the lab's group
-# weighs the sum of its nodes' weights (100 for an unweighted one) and tenantlab the largest of
-# its labs'; a lab without one leaves both at one process's, as before weights existed.
+# the groups above it, each in METHOD's scale (v1 cpu.shares, v2 cpu.weight) as node-config
+# gives it (packages/contract/src/node-config.js cgroupWeights: the one place weights are
+# summed and mapped). The kernel weighs a group against its siblings only: the lab's group
+# carries the sum of what is in it, and tenantlab, which competes with every other process of
+# the machine, the heaviest of its labs' (a test lab beside the user's keeps its own weight).
 weigh_cgroups() {
-  local method="$1" node="$2" base="$3" file=cpu.weight w n sum=0 weighted="" top=100 lab
-  [[ "$method" == cgroup-v1 ]] && file=cpu.shares
-  w="$(node_config "$node" cpu_weight)"
-  [[ "${w:-0}" != 0 ]] || w=100
-  echo "$(weight_value "$method" "$w")" >"$base/$(cgroup_lab_path)/$node/$file" || die "$node: cannot set $file in $base/$(cgroup_lab_path)/$node"
-  for n in $(lab_nodes); do
-    w="$(node_config "$n" cpu_weight)"
-    if [[ "${w:-0}" != 0 ]]; then weighted=1; sum=$((sum + w)); else sum=$((sum + 100)); fi
-  done
-  [[ -n "$weighted" ]] || sum=100
-  echo "$(weight_value "$method" "$sum")" >"$base/$(cgroup_lab_path)/$file" || die "cannot set $file in $base/$(cgroup_lab_path)"
-  # tenantlab: the heaviest of the labs in it (a test lab beside the user's keeps its own weight)
+  local method="$1" node="$2" base="$3" file=cpu.weight scale=weight one=100 w top lab
+  [[ "$method" == cgroup-v1 ]] && file=cpu.shares scale=shares one=1024
+  w="$(node_config "$node" "cpu_$scale")"
+  [[ "${w:-0}" != 0 ]] || w=$one
+  echo "$w" >"$base/$(cgroup_lab_path)/$node/$file" || die "$node: cannot set $file in $base/$(cgroup_lab_path)/$node"
+  echo "$(node_config '*' "lab_cpu_$scale")" >"$base/$(cgroup_lab_path)/$file" || die "cannot set $file in $base/$(cgroup_lab_path)"
+  top=$one
   for lab in "$base"/tenantlab/*/; do
     [[ -r "$lab$file" ]] || continue
     w="$(cat "$lab$file")"
-    [[ "$method" == cgroup-v1 ]] && w=$((w * 100 / 1024))
     ((w > top)) && top=$w
   done
-  echo "$(weight_value "$method" "$top")" >"$base/tenantlab/$file" || die "cannot set $file in $base/tenantlab"
+  echo "$top" >"$base/tenantlab/$file" || die "cannot set $file in $base/tenantlab"
+}
+
+# The load engine's group, tenantlab/<lab>/load-engine, weighed as LOAD_CPU_WEIGHT asks (the
+# instrument beside the nodes it measures, not behind them: an ordinary process weighs 100
+# against a lab whose nodes weigh 1000 each). Made at `make up` once the nodes' groups exist;
+# $RUN_DIR/load-engine.cgroup lists the cgroup.procs files runtimes/native/bin/load-engine-exec
+# puts each engine into. Nothing when the weight is unset or the method has no cgroups.
+prepare_load_engine_cgroup() {
+  local method="$1" rel dir w
+  rm -f "$RUN_DIR/load-engine.cgroup"
+  [[ "$method" == cgroup-v1 || "$method" == cgroup-v2 ]] || return 0
+  load_node_config
+  rel="$(cgroup_lab_path)/load-engine"
+  if [[ "$method" == cgroup-v1 ]]; then
+    w="$(node_config '*' load_cpu_shares)" dir="$CGROUP_FS/cpu/$rel"
+    [[ "${w:-0}" != 0 ]] || return 0
+    mkdir -p "$dir" && echo "$w" >"$dir/cpu.shares" || die "cannot set cpu.shares=$w in $dir (LOAD_CPU_WEIGHT)"
+  else
+    w="$(node_config '*' load_cpu_weight)" dir="$CGROUP_FS/$rel"
+    [[ "${w:-0}" != 0 ]] || return 0
+    mkdir -p "$dir" && echo "$w" >"$dir/cpu.weight" || die "cannot set cpu.weight=$w in $dir (LOAD_CPU_WEIGHT)"
+  fi
+  echo "$dir/cgroup.procs" >"$RUN_DIR/load-engine.cgroup"
+  say "  the load engine weighs $(node_config '*' load_cpu_weight) beside the nodes (LOAD_CPU_WEIGHT; $method group $rel)"
 }
 
 # prepare_node_cgroup METHOD NODE: creates (or resets) the node's groups with its limits and
@@ -192,6 +202,7 @@ remove_node_cgroup() {
 remove_lab_cgroups() {
   local rel c base
   rel="$(cgroup_lab_path)"
+  rm -f "$RUN_DIR/load-engine.cgroup"
   for base in "$CGROUP_FS/cpu" "$CGROUP_FS/cpuset" "$CGROUP_FS/memory" "$CGROUP_FS"; do
     [[ -d "$base/$rel" ]] || continue
     find "$base/$rel" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null || true

@@ -18,7 +18,7 @@ export function labUrl(env = process.env) {
 /** A spec's lab (null: the lab as lab.env has it) -> the lab.env keys it sets over `env`. */
 export function labEnvOf(lab, env = process.env) {
   if (!lab) return {};
-  const keys = labTopologyEnv({ groups: lab.groups, dataNodesPerGroup: lab.data_nodes_per_group, shape: lab.shape, dataNode: lab.data_node }, env);
+  const keys = labTopologyEnv({ groups: lab.groups, dataNodesPerGroup: lab.data_nodes_per_group, shape: lab.shape, dataNode: lab.data_node, loadEngine: lab.load_engine }, env);
   // a node setting of every node (lab.env ES_WRITE_QUEUE): the runtimes render it at start
   if (lab.write_queue !== undefined) keys.ES_WRITE_QUEUE = String(lab.write_queue);
   return keys;
@@ -108,6 +108,7 @@ export function describeLab(lab) {
   const size = [d.cpus !== undefined ? `${d.cpus} cores` : null, d.cpuset !== undefined ? `CPUs ${d.cpuset}` : null, d.cpu_weight !== undefined ? `CPU weight ${d.cpu_weight}` : null, d.mem ? `${d.mem} memory` : null, d.heap ? `${d.heap} heap` : null].filter(Boolean);
   if (size.length) parts.push(`${size.join(', ')} each`);
   if (lab.shape) parts.push(`SHAPE=${lab.shape}`);
+  if (lab.load_engine) parts.push(`the load engine at CPU weight ${lab.load_engine.cpu_weight}`);
   if (lab.write_queue !== undefined) parts.push(`write queue ${lab.write_queue}`);
   return parts.join(', ') || 'lab.env as it is';
 }

@@ -14,6 +14,9 @@ import { childEnv, clusterConnection } from '@tenantlab/contract/connection';
 const TICKS_PER_S = 100; // USER_HZ on Linux
 const LAB_ROOT = resolve(new URL('../../../..', import.meta.url).pathname);
 
+/** What starts the engine (exec, the same pid): in the lab's load-engine group if it has one. */
+export const LOAD_ENGINE_EXEC = join(LAB_ROOT, 'runtimes', 'native', 'bin', 'load-engine-exec');
+
 /** The locustfile of a scenario: traffic/<name>.py (experiment, ingest, many_shards). */
 export const locustfile = (name) => join(LAB_ROOT, 'traffic', `${name}.py`);
 
@@ -45,6 +48,8 @@ export function loadEnv({ esUrl, workload, tenants = null, dir, runId, burst = n
   const out = {
     PATH: env.PATH, HOME: env.HOME,
     ...(env.LANG ? { LANG: env.LANG } : {}),
+    // the lab whose load-engine group the engine joins (load-engine-exec), if it has one
+    ...(env.LAB_DIR ? { LAB_DIR: env.LAB_DIR } : {}),
     ES_URL: esUrl, RESULTS_DIR: dir, RUN_ID: runId, POINTS_FILE: pointsFileOf(dir),
     RAMP_UP: workload.ramp_up, WARMUP: workload.warmup, MEASURE: workload.measure,
     // no Prometheus endpoint of its own: a run's figures are its summary and points file
@@ -103,7 +108,8 @@ export async function runLoad({ locust, script, esUrl, workload, tenants = null,
   const measureMs = workload.measure_s * 1000;
   const bound = warmupMs + measureMs + 300000;
 
-  const child = spawn(locust, ['-f', script, ...engineModeArgs(env), '--only-summary', '--skip-log-setup'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // through load-engine-exec: into the lab's load-engine group when LOAD_CPU_WEIGHT made one (LAB_DIR's)
+  const child = spawn(LOAD_ENGINE_EXEC, [locust, '-f', script, ...engineModeArgs(env), '--only-summary', '--skip-log-setup'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (b) => { output = (output + b).slice(-65536); };
   child.stdout.on('data', keep);
