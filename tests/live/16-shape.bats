@@ -178,15 +178,17 @@ parse_list() {
   done
 }
 
-@test "native, no writable cgroup: taskset pins the CPU set and make up says the quota and memory limit are not applied" {
+@test "native, no writable cgroup: taskset pins the CPU set and make up says the quota, memory limit and load engine weight are not applied" {
   [[ "$(lab_runtime)" != compose ]] || skip "native only (compose applies sizes through the engine)"
   (($(nproc) >= 2)) || skip "one CPU"
   OTHER="$BATS_TEST_TMPDIR/taskset-lab"
   local env=(PATH="$PATH" HOME="$HOME" LAB_DIR="$OTHER" RUNTIME=native SEED=0 LAB_SERVICES= ES_HEAP=256m
-    LAB_NODES=es-master,es-data-1,es-data-3 SHAPE_METHOD=taskset ES_DATA_3_CPUS=0.5 ES_DATA_3_MEM=512m)
+    LAB_NODES=es-master,es-data-1,es-data-3 SHAPE_METHOD=taskset ES_DATA_3_CPUS=0.5 ES_DATA_3_MEM=512m LOAD_CPU_WEIGHT=500)
   run env -i "${env[@]}" bash -c 'source "$1/scripts/lib/config.sh" && shift_lab_ports 2500 && exec "$LAB_ROOT/scripts/lab" up' _ "$REPO"
   assert_success
   assert_output --partial "applied with taskset: CPU sets only; NOT applied: the CPU quotas, weights and memory limits of es-data-3"
+  assert_output --partial "NOT applied: LOAD_CPU_WEIGHT=500 (the load engine's group needs the nodes' sizes applied with cgroups; here: taskset)"
+  [[ ! -e "$OTHER/run/load-engine.cgroup" ]] || fail "taskset made a load-engine group file"
   local pid slice
   slice="$(env -i "${env[@]}" node "$CONTRACT/bin/node-config" env | sed -n "s/^ES_DATA_3_CPUSET_APPLIED=//p")"
   [[ -n "$slice" ]]

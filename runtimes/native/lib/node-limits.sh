@@ -117,7 +117,10 @@ weigh_cgroups() {
 prepare_load_engine_cgroup() {
   local method="$1" rel dir w
   rm -f "$RUN_DIR/load-engine.cgroup"
-  [[ "$method" == cgroup-v1 || "$method" == cgroup-v2 ]] || return 0
+  if [[ "$method" != cgroup-v1 && "$method" != cgroup-v2 ]]; then
+    [[ -z "${LOAD_CPU_WEIGHT:-}" ]] || say "  NOT applied: LOAD_CPU_WEIGHT=$LOAD_CPU_WEIGHT (the load engine's group needs the nodes' sizes applied with cgroups; here: $method)"
+    return 0
+  fi
   load_node_config
   rel="$(cgroup_lab_path)/load-engine"
   if [[ "$method" == cgroup-v1 ]]; then
