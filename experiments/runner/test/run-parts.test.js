@@ -174,31 +174,31 @@ test('runLoad: locust -f <locustfile> headless, its summary and points read; 0 a
   await assert.rejects(runLoad({ locust: join(dir, 'no-such-locust'), script: locustfile('experiment'), esUrl: 'u', workload, dir, runId: 'r4' }), /^RunError: locust exited with status 127: .*no-such-locust: not found$/);
 });
 
+// runs fn with process.env.LAB_DIR set to dir, as scripts/experiment exports it for the runner
+async function withLabDir(dir, fn) {
+  const saved = process.env.LAB_DIR;
+  process.env.LAB_DIR = dir;
+  try {
+    return await fn();
+  } finally {
+    if (saved === undefined) delete process.env.LAB_DIR;
+    else process.env.LAB_DIR = saved;
+  }
+}
+
 test('runLoad: the engine joins the lab\'s load-engine group when make up made one (LOAD_CPU_WEIGHT), the same pid', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'load-'));
   const locust = fakeLocust(dir);
   const workload = { model: 'closed', vus: 2, ramp_up: '0s', warmup: '0s', measure: '2s', ramp_up_s: 0, warmup_s: 0, measure_s: 2 };
+  const load = (runId) => runLoad({ locust, script: locustfile('experiment'), esUrl: 'u', workload, dir, runId });
   // a plain file stands for the group's cgroup.procs: load-engine-exec writes the engine's pid in it, then execs it
   const lab = join(dir, 'lab');
   mkdirSync(join(lab, 'run'), { recursive: true });
   writeFileSync(join(lab, 'run', 'load-engine.cgroup'), `${join(dir, 'procs')}\n`);
-  const saved = process.env.LAB_DIR;
-  process.env.LAB_DIR = lab;
-  try {
-    assert.equal((await runLoad({ locust, script: locustfile('experiment'), esUrl: 'u', workload, dir, runId: 'r1' })).exitCode, 0);
-  } finally {
-    if (saved === undefined) delete process.env.LAB_DIR;
-    else process.env.LAB_DIR = saved;
-  }
+  assert.equal((await withLabDir(lab, () => load('r1'))).exitCode, 0);
   assert.equal(readFileSync(join(dir, 'procs'), 'utf8').trim(), readFileSync(join(dir, 'pid'), 'utf8').trim());
   // a lab without the group: the engine starts as it is
-  process.env.LAB_DIR = join(dir, 'no-lab');
-  try {
-    assert.equal((await runLoad({ locust, script: locustfile('experiment'), esUrl: 'u', workload, dir, runId: 'r2' })).exitCode, 0);
-  } finally {
-    if (saved === undefined) delete process.env.LAB_DIR;
-    else process.env.LAB_DIR = saved;
-  }
+  assert.equal((await withLabDir(join(dir, 'no-lab'), () => load('r2'))).exitCode, 0);
   assert.notEqual(readFileSync(join(dir, 'procs'), 'utf8').trim(), readFileSync(join(dir, 'pid'), 'utf8').trim());
 });
 
