@@ -17,6 +17,13 @@ at BOT_RATE= pages/s (reached over a tenth of the burst, held to its end). BURST
 (lib/resubmit.py, through its alias only) by BURST_WRITERS= concurrent loops (2) in bulks of
 BURST_BULK= documents (500), stopping at the burst's end: the noisy writer.
 
+ENGINE_ROLE=all (the default) runs both in this process. A burst in a process of its own, as a
+bot is a client of its own: ENGINE_ROLE=measure runs the shoppers only (their requests still
+tagged before|during|after) and writes its clock's start to T0_FILE; ENGINE_ROLE=burst runs the
+burst only, on that clock (it waits for T0_FILE), so the measuring engine's event loop never
+carries the bot's requests: in one process they queue behind each other, and the shoppers'
+latency then rises with the burst whatever the cluster does.
+
 The only threshold is the cross-tenant rule (exit 99, figures still count): an experiment
 measures, its verdict is computed by the runner."""
 import random
@@ -38,6 +45,12 @@ BOT_RATE = config.env_number("BOT_RATE", 30, minimum=1)
 BURST_AT = config.env_seconds("BURST_AT", "0s")
 BURST_FOR = config.env_seconds("BURST_FOR", "0s")
 BURST = resubmit.settings()  # BURST_KIND, BURST_WRITERS, BURST_BULK
+ROLE = config.env_choice("ENGINE_ROLE", "all", ("all", "measure", "burst"))
+T0_FILE = config.env("T0_FILE", "")
+if ROLE != "all" and not T0_FILE:
+    raise config.ConfigError(f"ENGINE_ROLE={ROLE}: needs T0_FILE, the file the measuring engine writes its clock's start to and the burst's engine reads it from")
+SHOPPERS = ROLE != "burst"
+BURSTING = bool(BOT_TENANT) and ROLE != "measure"
 WARM_S = RAMP_UP + WARMUP
 # where the burst lies, in seconds since the run started
 BURST_FROM = WARM_S + BURST_AT
@@ -59,13 +72,15 @@ def setup(run):
     # each store through a node of its group, and of its new group once the allocator moved it
     # (GROUP_URLS, FOLLOW_S: lib/routing.py)
     routing.start(run, tenants)
-    data = {"tenants": tenants, "all": everyone, "shoppers": [Shopper(run, tenants, weighted_picker(tenants)) for _ in range(max(1, VUS))]}
-    if BOT_TENANT and BURST["kind"] == "resubmit":
+    data = {"tenants": tenants, "all": everyone, "shoppers": [Shopper(run, tenants, weighted_picker(tenants)) for _ in range(max(1, VUS))] if SHOPPERS else []}
+    if not BURSTING:
+        return data
+    if BURST["kind"] == "resubmit":
         t = next((x for x in tenants if x["id"] == BOT_TENANT), None)
         if not t:
             raise config.ConfigError(f"BOT_TENANT={BOT_TENANT}: not among the stores of TENANTS_FILE; its catalogue cannot be re-submitted")
         data["writer"] = resubmit.Resubmitter(run, t, BURST["writers"], BURST["bulk_size"], "burst", until_s=BURST_TO)
-    elif BOT_TENANT:
+    else:
         t, pages = bot_plan(tenants, BOT_TENANT, config.env_number("BOT_MAX_PAGES", 50, minimum=1, integer=True))
         data["crawler"] = Crawler(run, t, pages, scenario="burst")
     return data
@@ -77,19 +92,22 @@ def page_view(intended):
     shopper.page_view(intended, window(t), phase=phase(t))
 
 
-run = LoadRun("experiment", setup=setup, thresholds=[("cross_tenant_hits", "count", "==", 0)])
-if RATE:
+run = LoadRun("experiment", setup=setup, thresholds=[("cross_tenant_hits", "count", "==", 0)],
+              t0_out=T0_FILE if ROLE == "measure" else None, t0_in=T0_FILE if ROLE == "burst" else None)
+if not SHOPPERS:
+    pass
+elif RATE:
     rate = ramp(RATE, RAMP_UP)
     run.open("shoppers", rate, WARM_S + MEASURE, page_view, cap=max(20, int(RATE * 2)),
              tags=lambda due: {"scenario": window(due - run.t0)})
 else:
     users = VUS or 8
     run.closed("shoppers", users, WARM_S + MEASURE, page_view, think=(lambda: THINK_MS * (0.5 + random.random()) / 1000) if THINK_MS else None, ramp_s=RAMP_UP)
-if BOT_TENANT and BURST["kind"] == "resubmit":
+if BURSTING and BURST["kind"] == "resubmit":
     # closed: each writer sends its next bulk when the last is answered, from the burst's start
     # to its end (a page read after the end is not written)
     run.closed("burst", BURST["writers"], BURST_FOR, lambda intended: run.data["writer"].step(intended), start_s=BURST_FROM)
-elif BOT_TENANT:
+elif BURSTING:
     # the bot ramps up over a tenth of the burst, then crawls at its full rate to the burst's end:
     # a bot that slowed down before the end would let neighbours left with it recover by themselves
     # (an `after` window partly without the bot)

@@ -97,6 +97,22 @@ inspect() { local f="$1"; shift; env "$@" "$PY" tools/describe.py "$f"; }
   # the experiments' workloads
   run inspect experiment.py RATE=20 RAMP_UP=2s WARMUP=3s MEASURE=10s
   assert_equal "$(jq -r '.scenarios.shoppers | "\(.model) \(.duration_s)"' <<<"$output")" "open 15"
+  # a burst in the shoppers' engine (ENGINE_ROLE=all), or in an engine of its own on their clock
+  local burst=(RATE=20 RAMP_UP=2s WARMUP=3s MEASURE=10s BOT_TENANT=s1 BOT_RATE=5 BURST_AT=4s BURST_FOR=6s)
+  run inspect experiment.py "${burst[@]}"
+  assert_equal "$(jq -r '.scenarios | keys | join(",")' <<<"$output")" "burst,shoppers"
+  assert_equal "$(jq -r '.scenarios.burst | "\(.model) \(.start_s) \(.duration_s)"' <<<"$output")" "open 9 6"
+  run inspect experiment.py "${burst[@]}" ENGINE_ROLE=measure T0_FILE="$BATS_TEST_TMPDIR/t0"
+  assert_equal "$(jq -r '.scenarios | keys | join(",")' <<<"$output")" "shoppers"
+  run inspect experiment.py "${burst[@]}" ENGINE_ROLE=burst T0_FILE="$BATS_TEST_TMPDIR/t0"
+  assert_equal "$(jq -r '.scenarios | keys | join(",")' <<<"$output")" "burst"
+  assert_equal "$(jq -r '.scenarios.burst.start_s' <<<"$output")" "9"
+  run inspect experiment.py "${burst[@]}" ENGINE_ROLE=bot
+  assert_failure 2
+  assert_output "load: error: ENGINE_ROLE=bot: want one of all, measure, burst"
+  run inspect experiment.py "${burst[@]}" ENGINE_ROLE=burst
+  assert_failure 2
+  assert_output --partial "load: error: ENGINE_ROLE=burst: needs T0_FILE"
   run inspect ingest.py INDEX=x CLIENTS=3
   assert_equal "$(jq -r '.scenarios.clients | "\(.model) \(.users)"' <<<"$output")" "closed 3"
   run inspect many_shards.py INDEX_PREFIX=x CLIENTS=4 INDICES=2

@@ -7,6 +7,11 @@ summary.json, exit 0 (every threshold held), 99 (one breached) or 2 (bad input, 
     run = LoadRun("storefront", setup=..., thresholds=[...])
     run.open("storefront", rate=10, duration_s=60, work=page_view, cap=100)
     globals().update(run.locust_classes())      # Locust finds its users and shape here
+
+Two engines on one clock (a burst in a process of its own, traffic/experiment.py): the one that
+measures is given t0_out, a file it writes its clock's start to (epoch seconds) as the test
+starts; the other t0_in, the same file: it waits for it (T0_WAIT, 120 s) and schedules every
+scenario from that start, so its start_s lands at the same instant as in the first.
 """
 import json
 import os
@@ -35,6 +40,8 @@ MAX_LATE = config.env_number("MAX_LATE", 0.05)
 LATE_MS = config.env_number("LATE_MS", DEFAULT_LATE_MS, minimum=1)
 # a distributed worker's part of an open-model rate (Kubernetes: 1 / workers)
 RATE_SHARE = config.env_number("LOAD_RATE_SHARE", 1.0, minimum=0.0001)
+# how long an engine on another's clock (t0_in) waits for it before giving up
+T0_WAIT_S = config.env_number("T0_WAIT", 120, minimum=1)
 
 
 # what a closed scenario's work returns when there is nothing left to do (a replayed log's end)
@@ -69,8 +76,10 @@ class Scenario:
 
 
 class LoadRun:
-    def __init__(self, scenario, setup=None, thresholds=(), drain_s=60.0, pool_size=100, network_timeout=30.0):
+    def __init__(self, scenario, setup=None, thresholds=(), drain_s=60.0, pool_size=100, network_timeout=30.0, t0_out=None, t0_in=None):
         self.scenario = scenario
+        # the clock shared with another engine: written (t0_out) or waited for (t0_in)
+        self.t0_out, self.t0_in = t0_out, t0_in
         self.setup_fn = setup
         self.thresholds = list(thresholds)
         self.drain_s = drain_s
@@ -161,9 +170,27 @@ class LoadRun:
                 fail_setup(str(err) if type(err).__name__ == "SetupError" else f"{type(err).__name__}: {err}")
 
     def _on_test_start(self, environment, **_kw):
-        if self.t0 is None:
-            self.t0 = time.time()
-            self.recorder.start()
+        if self.t0 is not None:
+            return
+        if self.t0_in:
+            gevent.spawn(self._await_t0)
+            return
+        self.t0 = time.time()
+        self.recorder.start()
+        if self.t0_out:
+            write_t0(self.t0_out, self.t0)
+
+    def _await_t0(self):
+        """The other engine's clock: its start from t0_in, or exit 2 when it never comes."""
+        deadline = time.time() + T0_WAIT_S
+        while time.time() < deadline:
+            t0 = read_t0(self.t0_in)
+            if t0 is not None:
+                self.t0 = t0
+                self.recorder.start()
+                return
+            gevent.sleep(0.05)
+        fail_setup(f"the measuring engine's clock ({self.t0_in}) did not come within {T0_WAIT_S:g} s: it did not start; its own output says why")
 
     def _on_quitting(self, environment, **_kw):
         if isinstance(environment.runner, MasterRunner) or self.finished:
@@ -200,6 +227,23 @@ class LoadRun:
         }
 
 
+def write_t0(path, t0):
+    """The clock's start (epoch seconds) in `path`, whole or not at all (a rename)."""
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        f.write(f"{t0:.6f}\n")
+    os.replace(tmp, path)
+
+
+def read_t0(path):
+    """The clock's start another engine wrote to `path`, or None while there is none."""
+    try:
+        with open(path) as f:
+            return float(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
 def _open_user(run, sc):
     class OpenUser(User):
         fixed_count = 1
@@ -209,6 +253,9 @@ def _open_user(run, sc):
         def dispatch(self):
             if sc.done or getattr(sc, "dispatcher", None):
                 gevent.sleep(1)
+                return
+            if run.t0 is None and run.t0_in:
+                gevent.sleep(0.05)  # the other engine's clock is not there yet
                 return
             delay = run.t0 + sc.start_s - time.time() if run.t0 else sc.start_s
             if delay > 0:
@@ -232,6 +279,8 @@ def _closed_user(run, sc):
             self.index = counter["n"]
             counter["n"] += 1
             self.iterations = 0
+            while run.t0 is None and run.t0_in:
+                gevent.sleep(0.05)  # the other engine's clock is not there yet
             start = (run.t0 or time.time()) + sc.start_s + (sc.ramp_s * self.index / max(1, sc.users))
             if start > time.time():
                 gevent.sleep(start - time.time())

@@ -67,7 +67,12 @@ const VARIANT_KEYS = ['name', 'label', 'lab', 'burst', 'isolate', 'quick', ...Ob
 // whole catalogue written back in a loop by `writers` concurrent loops in bulks of `bulk_size`
 // (BigCommerce's daily re-submission, the noisy writer): as fast as the bulks are answered, so no rate.
 // from and to as fractions of the window, so QUICK's short window keeps the same shape
-const BURST_KEYS = ['kind', 'from', 'to', 'rate', 'store', 'group', 'writers', 'bulk_size'];
+const BURST_KEYS = ['kind', 'from', 'to', 'rate', 'store', 'group', 'writers', 'bulk_size', 'engine'];
+// which load engine sends the burst: the shoppers' own (shared, the default) or a process of its
+// own (own), as a bot is a client of its own: in one process the bot's requests queue with the
+// shoppers' on one event loop, and the shoppers' latency then rises with the burst whatever the
+// cluster does (traffic/experiment.py ENGINE_ROLE)
+const BURST_ENGINES = ['shared', 'own'];
 // where the burst store lives when the run starts: with its odd neighbours (same), or on the
 // other group (other: the control of a closed loop, what the neighbours feel from a crawl that
 // never shared their group)
@@ -390,7 +395,7 @@ function checkVariants(c, v, defaults, lab, scenario) {
   return out;
 }
 
-/** A variant's `burst:` -> { kind, from, to, store?, group?, rate (bot) | writers, bulk_size (resubmit) }. */
+/** A variant's `burst:` -> { kind, from, to, store?, group?, engine?, rate (bot) | writers, bulk_size (resubmit) }. */
 function checkBurst(c, v, path) {
   const b = c.mapping(v, path, BURST_KEYS);
   const kind = b.kind === undefined ? 'bot' : c.oneOf(b.kind, `${path}.kind`, BURST_KINDS);
@@ -409,6 +414,7 @@ function checkBurst(c, v, path) {
   }
   if (b.store !== undefined) burst.store = c.oneOf(b.store, `${path}.store`, BURST_STORES);
   if (b.group !== undefined) burst.group = c.oneOf(b.group, `${path}.group`, BURST_GROUPS);
+  if (b.engine !== undefined) burst.engine = c.oneOf(b.engine, `${path}.engine`, BURST_ENGINES);
   return burst;
 }
 

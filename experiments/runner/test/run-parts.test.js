@@ -7,7 +7,7 @@ import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, writeF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { indexOfTenant, layoutNames } from '../src/run/layout.js';
-import { engineOf, figuresOf, loadEnv, locustfile, measuredPoint, pointsFileOf, runLoad, timelineOf, timelinesOf } from '../src/run/workload.js';
+import { burstEnvOf, engineOf, figuresOf, loadEnv, locustfile, measuredPoint, pointsFileOf, runLoad, timelineOf, timelinesOf } from '../src/run/workload.js';
 import { follower, outcomeLine } from '../src/run/narrate.js';
 import { describeLab, labEnvOf, structureOf } from '../src/run/lab-control.js';
 import { windowFigures } from '../src/run/es-stats.js';
@@ -144,7 +144,14 @@ if [ "$FAKE_EXIT" = 2 ]; then echo "error: the lab does not answer at $ES_URL" >
 cat > "$RESULTS_DIR/summary.json" <<'JSON'
 {"engine":{"name":"locust","version":"2.47.0"},"metrics":{"http_reqs{scenario:measure}":{"values":{"count":4}},"http_req_duration{scenario:measure}":{"values":{"avg":10,"p(95)":20,"count":4}},"late_arrivals{scenario:measure}":{"values":{"count":1}},"cross_tenant_hits":{"values":{"count":0}}}}
 JSON
-printf '1000,10,measure,odd\n1500,12,measure,even\n2100,8,measure,odd\n2200,10,measure,\n500,99,warmup,\n' > "$POINTS_FILE"
+# two engines on one clock (burst.engine: own): the measuring one writes it, the burst's waits for it
+if [ "$ENGINE_ROLE" = measure ]; then echo 1000.5 > "$T0_FILE"; fi
+if [ "$ENGINE_ROLE" = burst ]; then
+  i=0; while [ ! -s "$T0_FILE" ]; do i=$((i + 1)); [ $i -gt 100 ] && { echo "load: error: no clock" >&2; exit 2; }; sleep 0.05; done
+  cp "$T0_FILE" "$RESULTS_DIR/clock"
+  if [ -n "$FAKE_BURST_EXIT" ]; then echo "load: error: the burst cannot start" >&2; exit "$FAKE_BURST_EXIT"; fi
+fi
+if [ -n "$POINTS_FILE" ]; then printf '1000,10,measure,odd\n1500,12,measure,even\n2100,8,measure,odd\n2200,10,measure,\n500,99,warmup,\n' > "$POINTS_FILE"; fi
 exit "\${FAKE_EXIT:-0}"
 `);
   chmodSync(bin, 0o755);
@@ -172,6 +179,38 @@ test('runLoad: locust -f <locustfile> headless, its summary and points read; 0 a
   await assert.rejects(runLoad({ locust, script: locustfile('experiment'), esUrl: 'http://127.0.0.1:1', workload, dir, runId: 'r3', extraEnv: { FAKE_EXIT: '2' } }),
     (err) => err.name === 'RunError' && err.message === 'locust exited with status 2: error: the lab does not answer at http://127.0.0.1:1');
   await assert.rejects(runLoad({ locust: join(dir, 'no-such-locust'), script: locustfile('experiment'), esUrl: 'u', workload, dir, runId: 'r4' }), /^RunError: locust exited with status 127: .*no-such-locust: not found$/);
+});
+
+test('runLoad with burst.engine own: the burst in an engine of its own, on the measuring engine\'s clock; either failing is one line', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'load-'));
+  const locust = fakeLocust(dir);
+  const workload = { model: 'open', rate: 10, ramp_up: '0s', warmup: '0s', measure: '8s', ramp_up_s: 0, warmup_s: 0, measure_s: 8 };
+  const burst = { kind: 'bot', from: 0.25, to: 1, rate: 5, engine: 'own' };
+  const load = (runId, extraEnv = {}) => runLoad({ locust, script: locustfile('experiment'), esUrl: 'u', workload, tenants: [{ id: 's1', set: 'odd', documents: 3 }], dir, runId, burst, extraEnv });
+  // make demo's web UI and metrics port: the shoppers' engine's only
+  const out = await load('r1', { LOAD_UI_PORT: '18089', LOAD_METRICS_PORT: '19646' });
+  assert.equal(out.exitCode, 0);
+  const envOf = (d) => Object.fromEntries(readFileSync(join(d, 'env'), 'utf8').split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const main = envOf(dir);
+  const side = envOf(join(dir, 'burst'));
+  assert.deepEqual([main.ENGINE_ROLE, main.T0_FILE, main.BOT_TENANT, main.BURST_AT, main.LOAD_METRICS_PORT], ['measure', join(dir, 't0'), 's1', '2s', '19646']);
+  assert.deepEqual([side.ENGINE_ROLE, side.T0_FILE, side.BOT_TENANT, side.BURST_AT, side.BURST_FOR, side.BOT_RATE], ['burst', join(dir, 't0'), 's1', '2s', '6s', '5']);
+  assert.deepEqual([side.RESULTS_DIR, side.POINTS_FILE, side.LOAD_METRICS_PORT, side.LOAD_UI_PORT], [join(dir, 'burst'), '', '0', undefined]);
+  assert.ok(readFileSync(join(dir, 'args'), 'utf8').includes('--autostart'));
+  assert.ok(readFileSync(join(dir, 'burst', 'args'), 'utf8').split('\n').includes('--headless'));
+  assert.equal(readFileSync(join(dir, 'burst', 'clock'), 'utf8').trim(), '1000.5', 'the burst engine started on the measuring engine\'s clock');
+  assert.deepEqual([out.figures.requests, out.burstTenant, out.burstWindow.from_s, out.burstWindow.to_s], [4, 's1', 2, 8]);
+  // the burst's engine failing: one line naming it
+  await assert.rejects(load('r2', { FAKE_BURST_EXIT: '2' }), (err) => err.name === 'RunError' && err.message === 'the burst\'s locust exited with status 2: load: error: the burst cannot start');
+  // the measuring engine failing at its start: the burst's, waiting for a clock that never comes, is stopped at once
+  const t = Date.now();
+  await assert.rejects(load('r3', { FAKE_EXIT: '2' }), /^RunError: locust exited with status 2: error: the lab does not answer at u$/);
+  assert.ok(Date.now() - t < 4000, `the burst engine was left waiting (${Date.now() - t} ms)`);
+  // a shared engine (the default): one process, no role, no clock file
+  const shared = mkdtempSync(join(tmpdir(), 'load-'));
+  await runLoad({ locust: fakeLocust(shared), script: locustfile('experiment'), esUrl: 'u', workload, tenants: [{ id: 's1', set: 'odd', documents: 3 }], dir: shared, runId: 'r4', burst: { ...burst, engine: undefined } });
+  assert.equal(envOf(shared).ENGINE_ROLE, undefined);
+  assert.deepEqual(burstEnvOf({ A: '1', LOAD_UI_PORT: '1', LOAD_METRICS_HOST: 'h', POINTS_FILE: 'p' }, '/b'), { A: '1', ENGINE_ROLE: 'burst', RESULTS_DIR: '/b', POINTS_FILE: '', LOAD_METRICS_PORT: '0' });
 });
 
 // runs fn with process.env.LAB_DIR set to dir, as scripts/experiment exports it for the runner

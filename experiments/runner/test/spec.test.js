@@ -170,6 +170,7 @@ const cases = [
   ['isolate share rise sd', (d) => { loop(d, { share_rise_sd: -1 }); }, 'variants[0].isolate.share_rise_sd: must be a number from 0 to 10 (got -1)'],
   ['control that moves', (d) => { loop(d, {}); d.variants[0].burst.group = 'other'; }, 'variants[0].burst.group: other (the burst store on the other group from the start, a control) needs isolate.auto: false: a control is never moved'],
   ['burst group typo', (d) => { loop(d, { auto: false }); d.variants[0].burst.group = 'g2'; }, 'variants[0].burst.group: must be one of same, other (got "g2")'],
+  ['burst engine typo', (d) => { Object.assign(d.variants[0], { burst: { from: 0.2, to: 1, engine: 'separate' } }); }, 'variants[0].burst.engine: must be one of shared, own (got "separate")'],
   ['burst group without a loop', (d) => { Object.assign(d.variants[0], { burst: { from: 0.2, to: 1, group: 'other' } }); }, 'variants[0].burst.group: only with isolate (the allocator places the stores: odd on the first group, even on the second)'],
   ['isolate baseline shorter than the window', (d) => { loop(d, { window: '30s', baseline: '20s' }); }, 'variants[0].isolate.baseline: must be from the window (30s) to 24h (got "20s")'],
   ['isolate baseline in part seconds', (d) => { loop(d, { baseline: '90.5s' }); }, 'variants[0].isolate.baseline: must be whole seconds, like 120s or 10m (got "90.5s")'],
@@ -274,6 +275,8 @@ test('the delivered experiments are valid and fit the 30 minutes of a full run e
   assert.deepEqual(nn.variants.map((v) => [v.name, v.isolate.auto, v.burst.kind, v.burst.store, v.burst.group ?? 'same', v.quick ?? true, v.settings.group, v.settings.assign]), [
     ['isolated', true, 'bot', 'smallest', 'same', true, 'spread', 'odd-even'], ['left-alone', false, 'bot', 'smallest', 'same', true, 'spread', 'odd-even'],
     ['elsewhere', false, 'bot', 'smallest', 'other', false, 'spread', 'odd-even']]);
+  // the bot is a client of its own: its requests never queue with the shoppers' on their engine
+  assert.ok(nn.variants.every((v) => v.burst.engine === 'own'));
   const demo = resolveSpec(nn, { quick: true });
   assert.deepEqual([demo.variants.map((v) => v.name), demo.left_out, demo.expect.length, resolveSpec(nn).expect.length], [['isolated', 'left-alone'], ['elsewhere'], 2, 3]);
   assert.equal(resolveSpec(nn).left_out, undefined);

@@ -5,7 +5,7 @@
 // per request) the latency over time. The generator's own CPU use is sampled from /proc while it
 // runs, to report it beside the runner's.
 import { spawn } from 'node:child_process';
-import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
 import { RunError } from '../errors.js';
@@ -108,41 +108,49 @@ export async function runLoad({ locust, script, esUrl, workload, tenants = null,
   const measureMs = workload.measure_s * 1000;
   const bound = warmupMs + measureMs + 300000;
 
-  // through load-engine-exec: into the lab's load-engine group when LOAD_CPU_WEIGHT made one (LAB_DIR's)
-  const child = spawn(LOAD_ENGINE_EXEC, [locust, '-f', script, ...engineModeArgs(env), '--only-summary', '--skip-log-setup'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (b) => { output = (output + b).slice(-65536); };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
+  // a burst with an engine of its own (burst.engine: own): the shoppers' engine measures and
+  // writes its clock's start, the burst's engine waits for it (traffic/experiment.py ENGINE_ROLE)
+  const burstDir = burst?.engine === 'own' ? join(dir, 'burst') : null;
+  if (burstDir) {
+    Object.assign(env, { ENGINE_ROLE: 'measure', T0_FILE: join(dir, 't0') });
+    rmSync(env.T0_FILE, { force: true });
+    mkdirSync(burstDir, { recursive: true });
+  }
+  const main = startEngine(locust, script, env);
+  const side = burstDir ? startEngine(locust, script, burstEnvOf(env, burstDir)) : null;
+  const engines = side ? [main, side] : [main];
   // the generator's CPU from its start-up's end is not known from outside; the measured window
-  // starts warmupMs after the first request, near enough to after start-up: sample then and at the end
+  // starts warmupMs after the first request, near enough to after start-up: sample then and at
+  // the end (both engines' when the burst has its own)
   const started = Date.now();
   let atMeasure = null;
   let last = null;
   const poll = setInterval(() => {
-    const t = cpuTicks(child.pid);
+    const ticks = engines.map((e) => cpuTicks(e.child.pid));
+    const t = ticks.some((x) => x === null) ? null : ticks.reduce((a, x) => a + x, 0);
     if (t !== null) last = t;
     if (atMeasure === null && Date.now() - started >= warmupMs) { atMeasure = { ticks: t, at: Date.now() }; onMeasureStart?.(); }
   }, 250);
-  const kill = () => child.kill('SIGKILL');
+  const kill = () => engines.forEach((e) => e.child.kill('SIGKILL'));
   signal?.addEventListener('abort', kill, { once: true });
   const timer = setTimeout(kill, bound);
-  const exitCode = await new Promise((resolve) => {
-    child.on('error', (err) => { output += `\n${err.message}`; resolve(127); });
-    child.on('close', (code, sig) => resolve(code ?? (sig ? 128 : 1)));
-  });
+  // the shoppers' engine that ends before the burst's (it failed at its start: the burst's
+  // would wait for its clock in vain) ends the burst's too
+  const exitCode = await main.exit;
+  if (side && side.child.exitCode === null) {
+    const grace = setTimeout(() => side.child.kill('SIGKILL'), exitCode === 0 || exitCode === 99 ? 30000 : 0);
+    await side.exit;
+    clearTimeout(grace);
+  }
   clearInterval(poll);
   clearTimeout(timer);
   signal?.removeEventListener('abort', kill);
   if (signal?.aborted) throw new RunError('interrupted', 130);
   // 0: every threshold held; 99: a threshold failed (the cross-tenant check): figures still count
-  if (exitCode !== 0 && exitCode !== 99) throw new RunError(`locust exited with status ${exitCode}: ${tailOf(output)}`, 1);
-  let summary;
-  try {
-    summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-  } catch (err) {
-    throw new RunError(`locust exited with status ${exitCode} but its summary ${join(dir, 'summary.json')} cannot be read (${err.code ?? err.message}): ${tailOf(output)}`, 1);
-  }
+  if (exitCode !== 0 && exitCode !== 99) throw new RunError(`locust exited with status ${exitCode}: ${tailOf(main.output)}`, 1);
+  const sideCode = side ? await side.exit : 0;
+  if (sideCode !== 0 && sideCode !== 99) throw new RunError(`the burst's locust exited with status ${sideCode}: ${tailOf(side.output)}`, 1);
+  const summary = readSummary(dir, exitCode, main.output);
   const loadCpuSeconds = atMeasure?.ticks != null && last != null ? (last - atMeasure.ticks) / TICKS_PER_S : null;
   const timelines = await timelinesOf(env.POINTS_FILE);
   return {
@@ -158,7 +166,7 @@ export async function runLoad({ locust, script, esUrl, workload, tenants = null,
     // where the burst really lay, in seconds of the measured window (the spec's fractions, rounded)
     burstWindow: env.BOT_TENANT ? { from_s: parseInt(env.BURST_AT, 10), to_s: parseInt(env.BURST_AT, 10) + parseInt(env.BURST_FOR, 10) } : null,
     // a re-submission: what its writers wrote (and what a newer version had already superseded)
-    burstWrites: env.BURST_KIND === 'resubmit' ? burstWritesOf(summary) : null,
+    burstWrites: env.BURST_KIND === 'resubmit' ? burstWritesOf(burstDir ? readSummary(burstDir, sideCode, side.output) : summary) : null,
     // the stores the engine routed to another group when the allocator moved them (GROUP_URLS, FOLLOW_S)
     routes: summary.routes ?? [],
     loadCpuSeconds,
@@ -166,6 +174,42 @@ export async function runLoad({ locust, script, esUrl, workload, tenants = null,
     crossTenantHits: summary.metrics.cross_tenant_hits?.values?.count ?? 0,
     exitCode,
   };
+}
+
+/**
+ * The burst's own engine's environment (burst.engine: own): the shoppers' one with the burst's
+ * role and folder, headless, no points file and no metrics endpoint (the allocator's latency
+ * leaves the burst's requests out anyway).
+ */
+export function burstEnvOf(env, burstDir) {
+  const out = { ...env, ENGINE_ROLE: 'burst', RESULTS_DIR: burstDir, POINTS_FILE: '', LOAD_METRICS_PORT: '0' };
+  delete out.LOAD_UI_PORT;
+  delete out.LOAD_METRICS_HOST;
+  return out;
+}
+
+/** An engine's summary.json in `dir`, or a RunError naming the file and the engine's last lines. */
+function readSummary(dir, exitCode, output) {
+  const file = join(dir, 'summary.json');
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new RunError(`locust exited with status ${exitCode} but its summary ${file} cannot be read (${err.code ?? err.message}): ${tailOf(output)}`, 1);
+  }
+}
+
+/** One engine, through load-engine-exec (the lab's load-engine group when LOAD_CPU_WEIGHT made one): { child, exit, output }. */
+function startEngine(locust, script, env) {
+  const child = spawn(LOAD_ENGINE_EXEC, [locust, '-f', script, ...engineModeArgs(env), '--only-summary', '--skip-log-setup'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const engine = { child, output: '' };
+  const keep = (b) => { engine.output = (engine.output + b).slice(-65536); };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  engine.exit = new Promise((resolve) => {
+    child.on('error', (err) => { engine.output += `\n${err.message}`; resolve(127); });
+    child.on('close', (code, sig) => resolve(code ?? (sig ? 128 : 1)));
+  });
+  return engine;
 }
 
 /** The burst writers' counts in a summary: products written, and superseded (409: a newer version was already stored). */
