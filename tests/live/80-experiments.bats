@@ -201,7 +201,7 @@ quick_own_lab() {
   # the full run's node sizes (headroom for what floats) are left out of the user's lab, and it says so
   assert_output --partial "the full run's node sizes (each data node: cpus 0.35, cpu_weight 1000) are left out: the demo runs on the lab as it is"
   # the rates are shares of this lab's saturation, measured on it (calibrate.js)
-  assert_output --regexp "calibrated: the lab answers [0-9.]+ page views/s saturated.*; the storefront at [0-9]+/s \(40% of it\), the bot at [0-9]+/s \(50% of it\)"
+  assert_output --regexp "calibrated: the lab answers [0-9.]+ page views/s saturated.*; the storefront at [0-9]+/s \(40% of it\), the bot at [0-9]+/s \(100% of it\)"
   ! curl -fsS -o /dev/null --max-time 2 "http://$LAB_BIND:$LOAD_UI_PORT/" 2>/dev/null || fail "the demo's web UI is still up"
   local dir r
   dir="$(latest_run noisy-neighbour)"
@@ -212,9 +212,9 @@ quick_own_lab() {
   # the full run's node sizes (headroom for what floats) are not imposed on the user's lab: said (above), not applied
   assert_equal "$(jq -r '[.variants[] | .lab] | map(. == null) | all' "$r")" true
   grep -q "The lab: the full run's node sizes" "$dir/report.md" || fail "report.md does not say the node sizes were left out"
-  # the storefront at 40% and every bot at 50% of the measured saturation, in results.json and the report
+  # the storefront at 40% and every bot at 100% of the measured saturation, in results.json and the report
   assert_equal "$(jq '.calibration as $c | ($c.saturation_rps > 0) and ($c.passes | length >= 2) and .plan.workload.rate == $c.rate
-      and ($c.rate == ([1, ($c.saturation_rps * 0.4 | round)] | max)) and ([.variants[] | .burst.rate == $c.burst_rates[.name] and .burst.rate == ([1, ($c.saturation_rps * 0.5 | round)] | max)] | all)' "$r")" true
+      and ($c.rate == ([1, ($c.saturation_rps * 0.4 | round)] | max)) and ([.variants[] | .burst.rate == $c.burst_rates[.name] and .burst.rate == ([1, ($c.saturation_rps | round)] | max)] | all)' "$r")" true
   grep -q "The rates are shares of the lab's saturation" "$dir/report.md" || fail "report.md does not state the calibration"
   # the closed loop's record: the burst store, the allocator watched every second, the
   # neighbours' figures; whether it was flagged or moved is behaviour under load, checked by the

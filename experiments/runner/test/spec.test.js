@@ -297,7 +297,7 @@ test('the delivered experiments are valid and fit the 30 minutes of a full run e
   // takes its group to capacity, both shares of the lab's saturation; the writer's window
   // outlasts the move of the biggest store
   assert.deepEqual([nn.workload.model, nn.workload.rate, nn.workload.rate_of_saturation, nw.workload.measure], ['open', null, 0.4, '150s']);
-  assert.deepEqual(nn.variants.map((v) => [v.burst.rate, v.burst.rate_of_saturation]), [[null, 0.5], [null, 0.5], [null, 0.5]]);
+  assert.deepEqual(nn.variants.map((v) => [v.burst.rate, v.burst.rate_of_saturation]), [[null, 1], [null, 1], [null, 1]]);
   // the sweep runs on equal data nodes of half a core each, on a lab of its own
   const sweep = all[0];
   assert.ok(sweep.variants.every((v) => v.lab?.data_node?.cpus === 0.5));
