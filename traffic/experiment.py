@@ -94,13 +94,11 @@ def page_view(intended):
 
 run = LoadRun("experiment", setup=setup, thresholds=[("cross_tenant_hits", "count", "==", 0)],
               t0_out=T0_FILE if ROLE == "measure" else None, t0_in=T0_FILE if ROLE == "burst" else None)
-if not SHOPPERS:
-    pass
-elif RATE:
+if SHOPPERS and RATE:
     rate = ramp(RATE, RAMP_UP)
     run.open("shoppers", rate, WARM_S + MEASURE, page_view, cap=max(20, int(RATE * 2)),
              tags=lambda due: {"scenario": window(due - run.t0)})
-else:
+elif SHOPPERS:
     users = VUS or 8
     run.closed("shoppers", users, WARM_S + MEASURE, page_view, think=(lambda: THINK_MS * (0.5 + random.random()) / 1000) if THINK_MS else None, ramp_s=RAMP_UP)
 if BURSTING and BURST["kind"] == "resubmit":
