@@ -791,6 +791,9 @@ export function resolveSpec(spec, { quick = false, repeat, orderSeed } = {}) {
     rounds,
     order_seed: seed,
     cold_round: quick ? 'ramp-up and warm-up of the first variant (QUICK)' : 'a full unmeasured window of every variant',
+    // the closed loop's figures on Elasticsearch's took (whole ms, floored) read as grouped data
+    // (run/isolation.js); a run stored before 2026-12-03 has no such key: nearest rank
+    ...(kept.some((v) => v.isolate) ? { took_p95: 'grouped' } : {}),
   };
 }
 

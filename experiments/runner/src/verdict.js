@@ -442,7 +442,10 @@ export function protocolText(plan, verdictList = []) {
     + `The ${plan.expect.length} direction${plan.expect.length === 1 ? '' : 's'} of this experiment ${plan.expect.length === 1 ? 'is its own family' : `are one family: the ${m} p-values are adjusted with Holm's step-down method (the expected and the opposite directions each as a family)`}; `
     + 'figures of the same windows (average and p95) are one direction that holds when every figure holds. '
     + 'Ratios come with Fieller intervals (unbounded when the denominator cannot be told from zero). '
-    + `A direction below its declared minimum of repetitions (the count at which its test reaches ${plan.expect.length === 1 ? 'the level' : "Holm's first step, the level divided by the family's size,"} with one repetition out of order), or with a failed or incomplete repetition, is inconclusive.`;
+    + `A direction below its declared minimum of repetitions (the count at which its test reaches ${plan.expect.length === 1 ? 'the level' : "Holm's first step, the level divided by the family's size,"} with one repetition out of order), or with a failed or incomplete repetition, is inconclusive.`
+    + (plan.took_p95 === 'grouped'
+      ? " Window p95s of the client's time are nearest-rank; Elasticsearch's took is whole milliseconds, floored, so its p95 is read as grouped data: each t spread over [t, t + 1), interpolated inside the bin of rank 0.95 n."
+      : '');
 }
 
 /**

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { SpecError } from '../src/errors.js';
 import { checkSpec, durationSeconds, estimatedSeconds, labStarts, listSpecs, loadSpec, measuredOrder, needsCalibration, profileNames, resolveSpec, shownPath } from '../src/spec.js';
+import { protocolText } from '../src/verdict.js';
 
 const fixtures = new URL('./fixtures/specs/', import.meta.url).pathname;
 const fixture = (name) => join(fixtures, `${name}.yaml`);
@@ -280,6 +281,12 @@ test('the delivered experiments are valid and fit the 30 minutes of a full run e
   const demo = resolveSpec(nn, { quick: true });
   assert.deepEqual([demo.variants.map((v) => v.name), demo.left_out, demo.expect.length, resolveSpec(nn).expect.length], [['isolated', 'left-alone'], ['elsewhere'], 2, 3]);
   assert.equal(resolveSpec(nn).left_out, undefined);
+  // the closed loop's took p95 is read as grouped data, said in the report's protocol; a spec
+  // without the loop has no such key
+  assert.equal(resolveSpec(nn).took_p95, 'grouped');
+  assert.match(protocolText(resolveSpec(nn)), /took is whole milliseconds, floored, so its p95 is read as grouped data/);
+  assert.equal(resolveSpec(all[0]).took_p95, undefined);
+  assert.doesNotMatch(protocolText(resolveSpec(all[0])), /grouped data/);
   // the noisy writer: the same loop, the biggest odd store's catalogue re-submitted instead of crawled
   const nw = all[5];
   assert.deepEqual(nw.variants.map((v) => [v.name, v.isolate.auto, v.burst]), [

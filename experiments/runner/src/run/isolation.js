@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { AllocatorProcess } from 'tenantlab-allocator/process';
 import { aliasFor } from '@tenantlab/contract/naming';
 import { RunError } from '../errors.js';
-import { nearestRank } from '@tenantlab/contract/percentile';
+import { flooredPercentile, nearestRank } from '@tenantlab/contract/percentile';
 
 const LAB_POLICY = new URL('../../../../allocator/policy.json', import.meta.url);
 
@@ -218,6 +218,9 @@ export async function putBack(api, target, group) {
 }
 
 const p95 = (xs) => nearestRank(xs, 0.95);
+// Elasticsearch's `took` is floored to the millisecond: its p95 is read as grouped data (since
+// 2026-12-03; nearest rank before, which moved in whole steps of 10-20% of a 5-10 ms p95)
+const tookP95 = (xs) => flooredPercentile(xs, 0.95);
 const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
 
 /**
@@ -232,7 +235,8 @@ const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100
  *   + settle, 10-20 s earlier than the controls' last third). With auto-isolation on and no
  *   move, after is null. recovered_s: the first second from the burst's start from which five
  *   consecutive 5-second windows of the neighbours have a p95 within `tolerance` of before.
- *   neighbours_es / others_es: the same sides on Elasticsearch's `took` instead of the client's time.
+ *   neighbours_es / others_es: the same sides on Elasticsearch's `took` instead of the client's time,
+ *   its p95 read as grouped data (took is whole milliseconds, floored: flooredPercentile).
  */
 export function isolationFigures({ points, t0, burstFromMs, endMs, watch, settleMs, auto = true, tolerance = 0.15 }) {
   const moveEnd = watch?.move?.state === 'succeeded' ? watch.move.finished_at : null;
@@ -247,9 +251,10 @@ export function isolationFigures({ points, t0, burstFromMs, endMs, watch, settle
   // col 1: the client's duration; col 3: Elasticsearch's `took` (null when the line has none)
   const of = (set, [a, b], col = 1) => points.filter((p) => p[2] === set && p[0] >= a && p[0] < b && p[col] != null).map((p) => p[col]);
   const side = (set, col = 1) => {
-    const before = p95(of(set, spans.before, col));
-    const during = p95(of(set, spans.during, col));
-    const after = spans.after[1] > spans.after[0] ? p95(of(set, spans.after, col)) : null;
+    const pick = col === 3 ? tookP95 : p95;
+    const before = pick(of(set, spans.before, col));
+    const during = pick(of(set, spans.during, col));
+    const after = spans.after[1] > spans.after[0] ? pick(of(set, spans.after, col)) : null;
     return {
       before_p95_ms: r2(before), during_p95_ms: r2(during), after_p95_ms: r2(after),
       during_ratio: before && during !== null ? r2(during / before) : null,
