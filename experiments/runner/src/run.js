@@ -21,7 +21,7 @@ import { loadSpec, resolveSpec } from './spec.js';
 import { planMinimum } from './verdict.js';
 import { closingText, finishRun } from './run/finalize.js';
 import { fitDataset, openLab } from './run/fitness.js';
-import { labUrl } from './run/lab-control.js';
+import { engineCpusOf, labUrl } from './run/lab-control.js';
 import { planLayouts, writeRunBodies } from './run/layouts.js';
 import { measureWindows } from './run/measure.js';
 import { openRecord } from './run/record.js';
@@ -40,6 +40,11 @@ export async function runExperiment(opts) {
   const { name, specDir, quick, repeat, orderSeed, locust, log, signal, narrate = false, loadMetricsPort = null, loadUiPort = null } = opts;
   const plan = planOf(resolveSpec(loadSpec(join(specDir, `${name}.yaml`)), { quick, repeat, orderSeed }), { narrate });
   if (plan.lab_left_out) log(plan.lab_left_out);
+  // where each variant's load engines run (lab.load_engine.cpus_of, burst_cpus_of), known before
+  // anything starts: a group without a CPU slice of its own refuses the run here
+  const engineCpus = new Map(plan.variants.map((v) => [v.name, engineCpusOf(v.lab)]));
+  const pinned = [...new Set([...engineCpus.values()].filter((c) => c.measure || c.burst).map((c) => [c.measure ? `the shoppers' engine on CPU ${c.measure}` : null, c.burst ? `the burst's engine on CPU ${c.burst}` : null].filter(Boolean).join(', ')))];
+  if (pinned.length) log(`load engines: ${pinned.join('; ')}`);
   const started = Date.now();
   const cpuAtStart = process.cpuUsage();
 
@@ -51,7 +56,7 @@ export async function runExperiment(opts) {
   // (record.js), the layouts (layouts.js) and the CPU the measured windows took
   const run = {
     plan, lab, data, ...record, layouts: planLayouts(plan, { runId: record.runId, data }),
-    log, signal, locust, narrate, metricsEnv: loadEnvOf({ loadMetricsPort, loadUiPort, log }),
+    log, signal, locust, narrate, metricsEnv: loadEnvOf({ loadMetricsPort, loadUiPort, log }), engineCpus,
     measured: { cpu: 0, loadCpu: 0, wall: 0 },
     check: () => { if (signal?.aborted) throw new RunError('interrupted', 130); },
   };
@@ -99,7 +104,7 @@ export function asRunningLab(plan) {
   if (!plan.variants.some((v) => sizesOnly(v.lab)) || !plan.variants.every((v) => !v.lab || sizesOnly(v.lab))) return plan;
   const { data_node: sizes, load_engine: engine } = plan.variants.find((v) => v.lab).lab;
   const said = [sizes ? `each data node: ${Object.entries(sizes).map(([k, v]) => `${k} ${v}`).join(', ')}` : null,
-    engine ? `the load engine: cpu_weight ${engine.cpu_weight}` : null].filter(Boolean).join('; ');
+    engine ? `the load engine: ${Object.entries(engine).map(([k, v]) => `${k} ${v}`).join(', ')}` : null].filter(Boolean).join('; ');
   return {
     ...plan,
     lab: null,

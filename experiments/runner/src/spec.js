@@ -57,6 +57,8 @@ const LAB_KEYS = ['groups', 'data_nodes_per_group', 'shape', 'data_node', 'write
 const DATA_NODE_KEYS = ['cpus', 'cpuset', 'cpu_weight', 'mem', 'heap'];
 const SHAPES = ['groups', 'off'];
 const CPU_LIST = /^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$/;
+const LOAD_ENGINE_KEYS = ['cpu_weight', 'cpus_of', 'burst_cpus_of'];
+const GROUP_NAME = /^g([1-9][0-9]*)$/;
 const SIZE = /^[0-9]+[kmg]?$/i;
 const SOURCE_KEYS = ['title', 'url', 'table', 'setup', 'notes', 'published'];
 const DATASET_KEYS = ['profile', 'scale', 'seed', 'quick'];
@@ -325,10 +327,23 @@ function checkLab(c, v, path) {
   }
   // the load engine's weight beside the nodes (lab.env's LOAD_CPU_WEIGHT): the instrument that
   // measures them, as if it had a host of its own
+  // ... and where it runs: cpus_of / burst_cpus_of name an index group whose CPU slice (SHAPE=groups)
+  // the shoppers' engine / the burst's own engine (burst.engine: own) are pinned to, as clients
+  // on hosts of their own would leave the other group's CPU alone
   if (l.load_engine !== undefined) {
-    const e = c.mapping(l.load_engine, `${path}.load_engine`, ['cpu_weight']);
-    if (e.cpu_weight === undefined) c.fail(`${path}.load_engine.cpu_weight`, 'is required: the load engine\'s CPU weight, 1 to 10000 (100 is one ordinary process)');
-    out.load_engine = { cpu_weight: c.integer(e.cpu_weight, `${path}.load_engine.cpu_weight`, [1, 10000]) };
+    const e = c.mapping(l.load_engine, `${path}.load_engine`, LOAD_ENGINE_KEYS);
+    if (LOAD_ENGINE_KEYS.every((k) => e[k] === undefined)) c.fail(`${path}.load_engine`, `needs one of ${LOAD_ENGINE_KEYS.join(', ')}: the load engine's CPU weight (1 to 10000, 100 is one ordinary process) or the index group whose CPUs it runs on (g1, g2, ...)`);
+    const engine = {};
+    if (e.cpu_weight !== undefined) engine.cpu_weight = c.integer(e.cpu_weight, `${path}.load_engine.cpu_weight`, [1, 10000]);
+    for (const k of ['cpus_of', 'burst_cpus_of']) {
+      if (e[k] === undefined) continue;
+      const m = GROUP_NAME.exec(String(e[k]));
+      if (!m) c.fail(`${path}.load_engine.${k}`, `must name an index group like g1 or g2 (got ${got(e[k])})`);
+      if (out.groups !== undefined && Number(m[1]) > out.groups) c.fail(`${path}.load_engine.${k}`, `names ${e[k]}, but this lab has ${out.groups} index group(s): g1 to g${out.groups}`);
+      if (out.shape === 'off') c.fail(`${path}.load_engine.${k}`, 'needs the groups\' CPU slices, which SHAPE=off does not make: leave shape out or set it to groups');
+      engine[k] = String(e[k]);
+    }
+    out.load_engine = engine;
   }
   return out;
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { indexOfTenant, layoutNames } from '../src/run/layout.js';
 import { burstEnvOf, engineOf, figuresOf, loadEnv, locustfile, measuredPoint, pointsFileOf, runLoad, timelineOf, timelinesOf } from '../src/run/workload.js';
 import { follower, outcomeLine } from '../src/run/narrate.js';
-import { describeLab, labEnvOf, structureOf } from '../src/run/lab-control.js';
+import { describeLab, engineCpusOf, labEnvOf, structureOf } from '../src/run/lab-control.js';
 import { windowFigures } from '../src/run/es-stats.js';
 import { BYTES_PER_DOC_ON_DISK, diskVerdict, requireVariantsFit } from '../src/run/lab-check.js';
 import { newRunId } from '../src/run/record.js';
@@ -211,6 +211,12 @@ test('runLoad with burst.engine own: the burst in an engine of its own, on the m
   await runLoad({ locust: fakeLocust(shared), script: locustfile('experiment'), esUrl: 'u', workload, tenants: [{ id: 's1', set: 'odd', documents: 3 }], dir: shared, runId: 'r4', burst: { ...burst, engine: undefined } });
   assert.equal(envOf(shared).ENGINE_ROLE, undefined);
   assert.deepEqual(burstEnvOf({ A: '1', LOAD_UI_PORT: '1', LOAD_METRICS_HOST: 'h', POINTS_FILE: 'p' }, '/b'), { A: '1', ENGINE_ROLE: 'burst', RESULTS_DIR: '/b', POINTS_FILE: '', LOAD_METRICS_PORT: '0' });
+  // each engine on the CPUs it is given (LOAD_CPUS, for load-engine-exec), the burst's not the shoppers'
+  const pinned = mkdtempSync(join(tmpdir(), 'load-'));
+  await runLoad({ locust: fakeLocust(pinned), script: locustfile('experiment'), esUrl: 'u', workload, tenants: [{ id: 's1', set: 'odd', documents: 3 }], dir: pinned, runId: 'r5', burst, engineCpus: { measure: '0', burst: '1' } });
+  assert.deepEqual([envOf(pinned).LOAD_CPUS, envOf(join(pinned, 'burst')).LOAD_CPUS], ['0', '1']);
+  assert.equal(burstEnvOf({ LOAD_CPUS: '0' }, '/b').LOAD_CPUS, undefined, 'not pinned where the shoppers\' engine is');
+  assert.equal(envOf(dir).LOAD_CPUS, undefined, 'no CPUs given: every CPU');
 });
 
 // runs fn with process.env.LAB_DIR set to dir, as scripts/experiment exports it for the runner
@@ -328,6 +334,19 @@ test('a spec\'s lab -> lab.env keys: the master kept, data nodes by group with p
   assert.deepEqual([weighed.LOAD_CPU_WEIGHT, weighed.ES_DATA_1_CPU_WEIGHT], ['1000', '1000']);
   assert.equal(labEnvOf({ data_node: { cpus: 0.5 } }, env).LOAD_CPU_WEIGHT, undefined, 'unset: lab.env\'s stands');
   assert.equal(describeLab({ data_node: { cpus: 0.35, cpu_weight: 1000 }, load_engine: { cpu_weight: 1000 } }), '0.35 cores, CPU weight 1000 each, the load engine at CPU weight 1000');
+  assert.equal(describeLab({ load_engine: { cpus_of: 'g1', burst_cpus_of: 'g2' } }), "the shoppers' engine on g1's CPUs, the burst's engine on g2's CPUs");
+});
+
+test('the load engines\' CPUs: an index group\'s slice, as the nodes get it on this machine (SHAPE=groups); a group without one is one line', () => {
+  const env = { PATH: process.env.PATH };
+  // lab.env (the checkout's): two groups; on 2 CPUs g1 gets CPU 0 and g2 CPU 1, on 4 CPUs 0-1 and 2-3
+  assert.deepEqual(engineCpusOf({ load_engine: { cpus_of: 'g1', burst_cpus_of: 'g2' } }, env, [0, 1]), { measure: '0', burst: '1' });
+  assert.deepEqual(engineCpusOf({ load_engine: { cpus_of: 'g1', burst_cpus_of: 'g2' } }, env, [0, 1, 2, 3]), { measure: '0-1', burst: '2-3' });
+  assert.deepEqual(engineCpusOf({ load_engine: { burst_cpus_of: 'g2' } }, env, [0, 1]), { measure: null, burst: '1' });
+  assert.deepEqual(engineCpusOf({ data_node: { cpus: 0.35 } }, env, [0, 1]), { measure: null, burst: null });
+  assert.deepEqual(engineCpusOf(null, env, [0, 1]), { measure: null, burst: null });
+  assert.throws(() => engineCpusOf({ load_engine: { cpus_of: 'g3' } }, env, [0, 1]), (err) => err.name === 'RunError' && err.message === 'lab.load_engine.cpus_of: g3 has no CPU slice of its own in this lab (its groups: g1, g2): name one of its groups, with SHAPE=groups');
+  assert.throws(() => engineCpusOf({ load_engine: { cpus_of: 'g1' } }, { ...env, SHAPE: 'off' }, [0, 1]), /g1 has no CPU slice of its own in this lab \(SHAPE=off\)/);
 });
 
 test('two labs differ in structure only when their nodes, roles or groups do', () => {

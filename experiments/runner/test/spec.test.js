@@ -383,6 +383,8 @@ test('lab: the experiment sets the topology; a variant may set its own on top', 
   assert.deepEqual(s.variants[0].lab, { groups: 2, data_nodes_per_group: 2, shape: 'off', data_node: { cpus: 0.5, cpu_weight: 1000, mem: '1536m', heap: '384m' } });
   assert.deepEqual(s.variants[1].lab, doc.lab);
   assert.deepEqual(checkSpec({ ...doc, lab: { load_engine: { cpu_weight: 1000 } } }, fixture('good-minimal')).variants[1].lab, { load_engine: { cpu_weight: 1000 } });
+  // where the engines run: an index group's CPU slice each
+  assert.deepEqual(checkSpec({ ...doc, lab: { load_engine: { cpus_of: 'g1', burst_cpus_of: 'g2' } } }, fixture('good-minimal')).variants[1].lab, { load_engine: { cpus_of: 'g1', burst_cpus_of: 'g2' } });
   for (const [lab, message] of [
     [{ groups: 0 }, 'lab.groups: must be a positive integer (got 0)'],
     [{ shape: 'on' }, 'lab.shape: must be one of groups, off (got "on")'],
@@ -392,8 +394,12 @@ test('lab: the experiment sets the topology; a variant may set its own on top', 
     [{ data_node: { cpu_weight: 0 } }, 'lab.data_node.cpu_weight: must be a positive integer (got 0)'],
     [{ data_node: { cpu_weight: 20000 } }, 'lab.data_node.cpu_weight: must be at most 10000 (got 20000)'],
     [{ load_engine: { cpu_weight: 0 } }, 'lab.load_engine.cpu_weight: must be a positive integer (got 0)'],
-    [{ load_engine: {} }, 'lab.load_engine.cpu_weight: is required'],
+    [{ load_engine: {} }, 'lab.load_engine: needs one of cpu_weight, cpus_of, burst_cpus_of'],
     [{ load_engine: { cpus: 1 } }, 'lab.load_engine.cpus: unknown key'],
+    [{ load_engine: { cpus_of: 1 } }, 'lab.load_engine.cpus_of: must name an index group like g1 or g2 (got 1)'],
+    [{ load_engine: { burst_cpus_of: 'g0' } }, 'lab.load_engine.burst_cpus_of: must name an index group like g1 or g2 (got "g0")'],
+    [{ groups: 2, load_engine: { burst_cpus_of: 'g3' } }, 'lab.load_engine.burst_cpus_of: names g3, but this lab has 2 index group(s): g1 to g2'],
+    [{ shape: 'off', load_engine: { cpus_of: 'g1' } }, "lab.load_engine.cpus_of: needs the groups' CPU slices, which SHAPE=off does not make"],
     [{ nodes: 3 }, 'lab.nodes: unknown key'],
   ]) {
     assert.throws(() => checkSpec({ ...doc, lab }, fixture('good-minimal')), (err) => err.message.includes(message) || assert.fail(err.message));

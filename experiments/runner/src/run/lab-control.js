@@ -5,8 +5,10 @@
 // restarts the nodes on the same data (`down`, then `up`: the indices stay); a different node set
 // is a new lab (`clean`, then `up`) whose layouts are built again.
 import { spawn } from 'node:child_process';
-import { labTopologyEnv, nodeKey, topology } from '@tenantlab/contract/topology';
+import { formatCpuList, labTopologyEnv, nodeKey, topology } from '@tenantlab/contract/topology';
 import { loadLabEnv } from '@tenantlab/contract/lab-env-file';
+import { machineCpus } from '@tenantlab/contract/machine';
+import { resolveShape } from '@tenantlab/contract/shape';
 import { RunError } from '../errors.js';
 
 /** The experiment's own lab answers on its master's port, as scripts/experiment shifted it. */
@@ -22,6 +24,27 @@ export function labEnvOf(lab, env = process.env) {
   // a node setting of every node (lab.env ES_WRITE_QUEUE): the runtimes render it at start
   if (lab.write_queue !== undefined) keys.ES_WRITE_QUEUE = String(lab.write_queue);
   return keys;
+}
+
+/**
+ * Where a lab's load engines run (lab.load_engine.cpus_of / burst_cpus_of: an index group whose
+ * CPU slice the engine is pinned to, LOAD_CPUS for load-engine-exec) -> { measure, burst }, each
+ * a CPU list or null (the engine on every CPU). The slices are the ones the lab's nodes get
+ * (contract/shape.js, SHAPE=groups) on this machine's CPUs; a group without one is a RunError.
+ */
+export function engineCpusOf(lab, env = process.env, machine = machineCpus()) {
+  const e = lab?.load_engine ?? {};
+  if (!e.cpus_of && !e.burst_cpus_of) return { measure: null, burst: null };
+  const shape = resolveShape(topology(loadLabEnv({ env: { ...env, ...labEnvOf(lab, env) } })), machine);
+  const slice = (key) => {
+    if (!e[key]) return null;
+    const ids = shape.slices[e[key]];
+    if (!ids) {
+      throw new RunError(`lab.load_engine.${key}: ${e[key]} has no CPU slice of its own in this lab (${shape.shape === 'groups' ? `its groups: ${Object.keys(shape.slices).join(', ')}` : `SHAPE=${shape.shape}`}): name one of its groups, with SHAPE=groups`, 2);
+    }
+    return formatCpuList(ids);
+  };
+  return { measure: slice('cpus_of'), burst: slice('burst_cpus_of') };
 }
 
 /** What makes two labs need separate data: the node list and each node's roles and group. */
@@ -108,7 +131,10 @@ export function describeLab(lab) {
   const size = [d.cpus !== undefined ? `${d.cpus} cores` : null, d.cpuset !== undefined ? `CPUs ${d.cpuset}` : null, d.cpu_weight !== undefined ? `CPU weight ${d.cpu_weight}` : null, d.mem ? `${d.mem} memory` : null, d.heap ? `${d.heap} heap` : null].filter(Boolean);
   if (size.length) parts.push(`${size.join(', ')} each`);
   if (lab.shape) parts.push(`SHAPE=${lab.shape}`);
-  if (lab.load_engine) parts.push(`the load engine at CPU weight ${lab.load_engine.cpu_weight}`);
+  const e = lab.load_engine;
+  if (e?.cpu_weight !== undefined) parts.push(`the load engine at CPU weight ${e.cpu_weight}`);
+  if (e?.cpus_of) parts.push(`the shoppers' engine on ${e.cpus_of}'s CPUs`);
+  if (e?.burst_cpus_of) parts.push(`the burst's engine on ${e.burst_cpus_of}'s CPUs`);
   if (lab.write_queue !== undefined) parts.push(`write queue ${lab.write_queue}`);
   return parts.join(', ') || 'lab.env as it is';
 }

@@ -16,7 +16,8 @@ import { locustfile, pointsFileOf, runLoad, warmWorkload } from './workload.js';
 export function unmeasuredSearch(run, v, dir, workload, tag) {
   const { lab, layouts } = run;
   return runLoad({ locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload,
-    tenants: layouts.names.get(v.name).tenants, dir, runId: `${run.runId}-${tag}`, signal: run.signal, extraEnv: { ...run.metricsEnv, ...layouts.loopRoutes.get(v.name) } });
+    tenants: layouts.names.get(v.name).tenants, dir, runId: `${run.runId}-${tag}`, signal: run.signal, extraEnv: { ...run.metricsEnv, ...layouts.loopRoutes.get(v.name) },
+    engineCpus: run.engineCpus?.get(v.name) });
 }
 
 /**
@@ -76,7 +77,7 @@ export async function measureSearch(run, variant, i, repDir, rep) {
     const tell = run.narrate && loop ? narrator({ log, pointsFile: pointsFileOf(repDir), target: loop.target, groups: loop.groups, home: loop.home, burst: variant.burst, measureS: plan.workload.measure_s }) : null;
     const out = await runLoad({
       locust: run.locust, script: locustfile('experiment'), esUrl: lab.esUrl, workload: plan.workload, extraEnv: { ...run.metricsEnv, ...layouts.loopRoutes.get(variant.name) },
-      tenants: layouts.names.get(variant.name).tenants, dir: repDir, runId: `${run.runId}-${i + 1}`, signal: run.signal, burst: variant.burst ?? null,
+      tenants: layouts.names.get(variant.name).tenants, dir: repDir, runId: `${run.runId}-${i + 1}`, signal: run.signal, burst: variant.burst ?? null, engineCpus: run.engineCpus?.get(variant.name),
       onMeasureStart: () => {
         if (loop) watch = watchIsolation(alloc.api, { target: loop.target, intervalMs: Math.round(variant.isolate.interval_s * 1000), onTick: tell?.tick });
         tell?.start();

@@ -96,13 +96,15 @@ export function engineModeArgs(env) {
  * loadCpuSeconds, measureWallMs, crossTenantHits, exitCode }.
  * `signal` (AbortSignal) stops it at once (Ctrl-C of the run).
  */
-export async function runLoad({ locust, script, esUrl, workload, tenants = null, dir, runId, signal, onMeasureStart, burst = null, extraEnv = {}, figures = figuresOf }) {
+export async function runLoad({ locust, script, esUrl, workload, tenants = null, dir, runId, signal, onMeasureStart, burst = null, extraEnv = {}, engineCpus = null, figures = figuresOf }) {
   let tenantsFile = null;
   if (tenants) {
     tenantsFile = join(dir, 'tenants.json');
     writeFileSync(tenantsFile, JSON.stringify(tenants));
   }
   const env = loadEnv({ esUrl, workload, tenants, dir, runId, burst, extraEnv, tenantsFile });
+  // the engines' CPUs (lab.load_engine.cpus_of, burst_cpus_of: engineCpusOf), for load-engine-exec
+  if (engineCpus?.measure) env.LOAD_CPUS = engineCpus.measure;
   // the plan's durations in seconds (spec.js resolveSpec), beside their written form
   const warmupMs = (workload.ramp_up_s + workload.warmup_s) * 1000;
   const measureMs = workload.measure_s * 1000;
@@ -117,7 +119,7 @@ export async function runLoad({ locust, script, esUrl, workload, tenants = null,
     mkdirSync(burstDir, { recursive: true });
   }
   const main = startEngine(locust, script, env);
-  const side = burstDir ? startEngine(locust, script, burstEnvOf(env, burstDir)) : null;
+  const side = burstDir ? startEngine(locust, script, burstEnvOf(env, burstDir, engineCpus?.burst)) : null;
   const engines = side ? [main, side] : [main];
   // the generator's CPU from its start-up's end is not known from outside; the measured window
   // starts warmupMs after the first request, near enough to after start-up: sample then and at
@@ -179,12 +181,15 @@ export async function runLoad({ locust, script, esUrl, workload, tenants = null,
 /**
  * The burst's own engine's environment (burst.engine: own): the shoppers' one with the burst's
  * role and folder, headless, no points file and no metrics endpoint (the allocator's latency
- * leaves the burst's requests out anyway).
+ * leaves the burst's requests out anyway), on its own CPUs when `cpus` names them.
  */
-export function burstEnvOf(env, burstDir) {
+export function burstEnvOf(env, burstDir, cpus = null) {
   const out = { ...env, ENGINE_ROLE: 'burst', RESULTS_DIR: burstDir, POINTS_FILE: '', LOAD_METRICS_PORT: '0' };
   delete out.LOAD_UI_PORT;
   delete out.LOAD_METRICS_HOST;
+  // its own CPUs (lab.load_engine.burst_cpus_of), not the shoppers' engine's
+  delete out.LOAD_CPUS;
+  if (cpus) out.LOAD_CPUS = cpus;
   return out;
 }
 
