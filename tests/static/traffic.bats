@@ -173,6 +173,28 @@ inspect() { local f="$1"; shift; env "$@" "$PY" tools/describe.py "$f"; }
   assert_output "error: the cluster does not answer at http://$LAB_BIND:$ES_MASTER_HTTP_PORT: start the lab first (make up; make status shows it)"
 }
 
+@test "load-engine-exec: LOAD_CPUS pins the engine to those CPUs (the same pid), a bad list is one line, exit 2" {
+  local exec="$REPO/runtimes/native/bin/load-engine-exec" last
+  # the machine's last CPU this process may use (a 1-CPU machine: CPU 0)
+  last="$(awk '/^Cpus_allowed_list:/ {n = split($2, r, /[,-]/); print r[n]}' /proc/self/status)"
+  run env LOAD_CPUS="$last" "$exec" awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status
+  assert_success
+  assert_output "$last"
+  # the engine is the process started (exec all the way: the runner samples its CPU by that pid)
+  env LOAD_CPUS="$last" "$exec" sh -c 'echo $$ > "$0"' "$BATS_TEST_TMPDIR/pid" &
+  local pid=$!
+  wait "$pid"
+  [[ "$(cat "$BATS_TEST_TMPDIR/pid")" == "$pid" ]]
+  # unset: every CPU this process has
+  run env -u LOAD_CPUS "$exec" awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status
+  assert_output "$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status)"
+  for bad in x 0-x -1 ,0; do
+    run env LOAD_CPUS="$bad" "$exec" true
+    assert_failure 2
+    assert_output "load-engine-exec: LOAD_CPUS=$bad is not a CPU list (e.g. 0, 0-1 or 0,2)"
+  done
+}
+
 @test "make help lists the traffic targets" {
   run make -s -C "$REPO" help
   assert_success
