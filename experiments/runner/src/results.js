@@ -195,6 +195,7 @@ export function resultsSkeleton(plan, { run_id, started_at = new Date().toISOStr
       ...(plan.left_out ? { left_out: plan.left_out } : {}),
       ...(plan.lab_left_out ? { lab_left_out: plan.lab_left_out } : {}),
       ...(plan.over_budget ? { over_budget: plan.over_budget } : {}),
+      ...(plan.took_p95 ? { took_p95: plan.took_p95 } : {}),
       workload, report: plan.report, ...(plan.expect ? { expect: plan.expect } : {}),
     },
     variants: plan.variants.map((v) => ({

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ResultsError } from '../src/errors.js';
 import { readResults, resultsSkeleton, schema, summarize, validateResults } from '../src/results.js';
+import { protocolText } from '../src/verdict.js';
 import { syntheticResults } from './fixtures/synthetic.js';
 
 const fixtureFile = new URL('./fixtures/results.json', import.meta.url).pathname;
@@ -30,6 +31,13 @@ test('a run as the runner starts it (the skeleton) is valid', () => {
   assert.equal(s.complete, false);
   assert.deepEqual(s.variants.map((v) => v.name), ['1x8', '2x4', '1x16', '2x8']);
   assert.deepEqual(s.variants[1].published, { avg_ms: 48, p95_ms: 265 });
+  assert.equal(s.plan.took_p95, undefined, 'no closed loop: no took method');
+  // a closed loop's run keeps how its took p95 was read, and its report's protocol says so
+  const loop = resultsSkeleton({ ...plan, took_p95: 'grouped' }, { run_id: 'r2', started_at: '2025-01-01T00:00:00Z', lab: results.lab, environment: results.environment });
+  assert.equal(loop.plan.took_p95, 'grouped');
+  assert.deepEqual(validateResults(loop), []);
+  assert.ok(validateResults({ ...loop, plan: { ...loop.plan, took_p95: 'nearest' } }).some((e) => e.startsWith('plan.took_p95:')));
+  assert.match(protocolText(loop.plan), /its p95 is read as grouped data/);
 });
 
 // [what breaks, how, the expected error line]
