@@ -199,7 +199,7 @@ quick_own_lab() {
   # Locust's web UI while the story ran, and not after it
   assert_output --partial "load: Locust's web UI: http://$LAB_BIND:$LOAD_UI_PORT/"
   # the full run's node sizes (headroom for what floats) are left out of the user's lab, and it says so
-  assert_output --partial "the full run's node sizes (each data node: cpus 0.35, cpu_weight 1000; the load engine: cpus_of g1, burst_cpus_of g2) are left out: the demo runs on the lab as it is"
+  assert_output --partial "the full run's node sizes (each data node: cpu_weight 1000; the load engine: cpu_weight 1000, cpus_of g1, burst_cpus_of g2) are left out: the demo runs on the lab as it is"
   # the rates are shares of this lab's saturation, measured on it (calibrate.js)
   assert_output --regexp "calibrated: the lab answers [0-9.]+ page views/s saturated.*; the storefront at [0-9]+/s \(40% of it\), the bot at [0-9]+/s \(100% of it\)"
   ! curl -fsS -o /dev/null --max-time 2 "http://$LAB_BIND:$LOAD_UI_PORT/" 2>/dev/null || fail "the demo's web UI is still up"

@@ -31,12 +31,12 @@ test('a verdict run below the repetitions its tests need is refused before anyth
 
 test('make demo runs on the lab as it is: a spec\'s node sizes are left out and said, a topology is kept (LAB=running refuses it)', () => {
   const nn = resolveSpec(loadSpec(`${EXPERIMENTS}noisy-neighbour.yaml`), { orderSeed: 1, repeat: 1, quick: true });
-  const full = { data_node: { cpus: 0.35, cpu_weight: 1000 }, load_engine: { cpus_of: 'g1', burst_cpus_of: 'g2' } };
+  const full = { data_node: { cpu_weight: 1000 }, load_engine: { cpu_weight: 1000, cpus_of: 'g1', burst_cpus_of: 'g2' } };
   assert.deepEqual(nn.variants.map((v) => v.lab), [full, full], 'the full run sizes every data node and places the engines');
   const demo = planOf(nn, { narrate: true });
   assert.deepEqual(demo.variants.map((v) => v.lab), [null, null]);
   assert.equal(demo.lab, null);
-  assert.equal(demo.lab_left_out, "the full run's node sizes (each data node: cpus 0.35, cpu_weight 1000; the load engine: cpus_of g1, burst_cpus_of g2) are left out: the demo runs on the lab as it is");
+  assert.equal(demo.lab_left_out, "the full run's node sizes (each data node: cpu_weight 1000; the load engine: cpu_weight 1000, cpus_of g1, burst_cpus_of g2) are left out: the demo runs on the lab as it is");
   // not the demo: the sizes stay, and so does a topology in the demo
   assert.deepEqual(planOf(nn).variants[0].lab, full);
   const appbase = resolveSpec(loadSpec(`${EXPERIMENTS}appbase-write-scaling.yaml`), { orderSeed: 1, repeat: 1, quick: true });
