@@ -188,7 +188,7 @@ inspect() { local f="$1"; shift; env "$@" "$PY" tools/describe.py "$f"; }
   # unset: every CPU this process has
   run env -u LOAD_CPUS "$exec" awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status
   assert_output "$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status)"
-  for bad in x 0-x -1 ,0; do
+  for bad in x 0-x -1 ,0 0- 1,,2 0-1-2 "0 1"; do
     run env LOAD_CPUS="$bad" "$exec" true
     assert_failure 2
     assert_output "load-engine-exec: LOAD_CPUS=$bad is not a CPU list (e.g. 0, 0-1 or 0,2)"
