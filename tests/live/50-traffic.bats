@@ -51,6 +51,15 @@ setup() {
 }
 
 # assert_clean_run SUMMARY: no failed request, no failed check, no hit from another tenant
+# host_side_only: what runs on the host alone (Locust's web UI, the replays and the query log,
+# the cross-tenant check, bad input) is the same code against any runtime's published ports, so
+# the compose copy checks only what its runtime changes (the scenarios' runs against its nodes,
+# Prometheus in a container scraping the host's engine, a replica being built) and these run once,
+# on the native test lab: about 70 s of make test's budget
+host_side_only() {
+  [[ "$(lab_runtime)" != compose ]] || skip "host-side only: checked on the native test lab (the same engine and code against its published ports)"
+}
+
 assert_clean_run() {
   assert_equal "$(jq -r '.metrics.http_req_failed.values.passes' "$1")" 0
   assert_equal "$(jq -r '.metrics.checks.values.fails' "$1")" 0
@@ -100,6 +109,7 @@ count() {
 }
 
 @test "Locust's web UI in a real browser: the running scenario's request rate and failures; a rebinding Host and a foreign Origin refused" {
+  host_side_only
   local tools chromium pdir ui="http://$LAB_BIND:$LOAD_UI_PORT"
   tools="$(scripts/install/browser.sh)" || fail "browser tools: $tools"
   chromium="$(sed -n 1p <<<"$tools")" pdir="$(sed -n 2p <<<"$tools")"
@@ -171,6 +181,7 @@ count() {
 }
 
 @test "replay: the hand-made log (the seed article's query shape) replays, paced, every query checked" {
+  host_side_only
   SCENARIO=replay LOG="$FIXTURES/queries.log" SPEED=4 run "$RUN"
   assert_success
   assert_output --partial "replay: 10 queries of $REPO/$FIXTURES/queries.log"
@@ -189,6 +200,7 @@ count() {
 }
 
 @test "replay: malformed lines are reported with their line numbers; skipped or stop the run" {
+  host_side_only
   SCENARIO=replay LOG="$FIXTURES/queries-bad.log" SPEED=max run "$RUN"
   assert_success
   assert_output --partial "queries-bad.log line 7: expected TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY"
@@ -204,6 +216,7 @@ count() {
 }
 
 @test "replay: an Elasticsearch 1.x log of another platform's stores (the article's shape) is translated, mapped onto the lab's tenants, and replays clean" {
+  host_side_only
   # every store of the log onto the two tenants with a catalog (a file of pairs), so hits are certain
   local pairs="$BATS_TEST_TMPDIR/pairs" summary dir
   printf '123456 %s\n234567 %s\n345678 %s\n456789 %s\n567890 %s\n678901 %s\n789012 %s\n890123 %s\n' \
@@ -241,6 +254,7 @@ log_store_counts() {
 }
 
 @test "make querylog OUT=file writes the profile's log: every line TIMESTAMP.MS|SEARCH_TYPE|JSON_QUERY, a store_id term, in time order" {
+  host_side_only
   local log="$BATS_FILE_TMPDIR/ci-queries.log"
   rm -f "$log"
   PROFILE=ci run make -s querylog OUT="$log"
@@ -270,6 +284,7 @@ log_store_counts() {
 }
 
 @test "make replay STORE_MAP=rank and STORE_MAP=hash: a foreign log's stores mapped onto the lab's tenants as documented, every query sent and checked" {
+  host_side_only
   unset TENANTS
   local log summary dir mode expected
   log="$(foreign_sample 40)"
@@ -313,6 +328,7 @@ print(json.dumps({line.split()[0]: ids[fnv1a(line.split()[0]) % len(ids)] for li
 }
 
 @test "make replay TRANSLATE=off: the log's queries sent as they are; a legacy log then fails on Elasticsearch" {
+  host_side_only
   unset TENANTS
   # the ci log's queries on this file's two tenants: the lab's own stores, so no mapping either
   local log="$BATS_TEST_TMPDIR/own.log" summary dir
@@ -343,6 +359,7 @@ print(json.dumps({line.split()[0]: ids[fnv1a(line.split()[0]) % len(ids)] for li
 }
 
 @test "replay: a log with no usable line, a bad STORE_MAP, a bad TRANSLATE: one line, exit 2, no stack trace" {
+  host_side_only
   printf '1735689600.100|product|{"query":{"match_all":{}}}\n' >"$BATS_TEST_TMPDIR/nostore.log"
   SCENARIO=replay LOG="$BATS_TEST_TMPDIR/nostore.log" run "$RUN"
   assert_failure 2
@@ -357,6 +374,7 @@ print(json.dumps({line.split()[0]: ids[fnv1a(line.split()[0]) % len(ids)] for li
 }
 
 @test "the cross-tenant check fails the run when the queries go to another tenant's alias" {
+  host_side_only
   SCENARIO=storefront TENANT="$TA" ALIAS="tenant-$TB" DURATION=6s RATE=10 run "$RUN"
   assert_failure 99
   assert_output --regexp "✗ no cross-tenant hit +[0-9]+ passed, [1-9][0-9]* failed"
@@ -414,6 +432,7 @@ for i in range(1500):
 }
 
 @test "bad input: unknown TENANT, unknown SCENARIO, RATE with VUS, a missing log, a bad LOAD_ENGINE, a port taken: one line, exit 2" {
+  host_side_only
   SCENARIO=storefront TENANT=loadtest-nobody run "$RUN"
   assert_failure 2
   assert_equal "${#lines[@]}" 1
