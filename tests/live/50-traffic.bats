@@ -50,7 +50,6 @@ setup() {
   export UI=0
 }
 
-# assert_clean_run SUMMARY: no failed request, no failed check, no hit from another tenant
 # host_side_only: what runs on the host alone (Locust's web UI, the replays and the query log,
 # the cross-tenant check, bad input) is the same code against any runtime's published ports, so
 # the compose copy checks only what its runtime changes (the scenarios' runs against its nodes,
@@ -60,6 +59,7 @@ host_side_only() {
   [[ "$(lab_runtime)" != compose ]] || skip "host-side only: checked on the native test lab (the same engine and code against its published ports)"
 }
 
+# assert_clean_run SUMMARY: no failed request, no failed check, no hit from another tenant
 assert_clean_run() {
   assert_equal "$(jq -r '.metrics.http_req_failed.values.passes' "$1")" 0
   assert_equal "$(jq -r '.metrics.checks.values.fails' "$1")" 0
