@@ -75,13 +75,15 @@ const SET_METRICS = {
 // its group) before the burst, during it until the move ended, and after the move (past its
 // settle time), with the ratios to before (neighbours_es, others_es: the same on Elasticsearch's own
 // `took`); and the loop's times, in seconds from the burst's start.
-const NEIGHBOURS = /^(neighbours|others)(_es)?\.(before_p95_ms|during_p95_ms|after_p95_ms|during_ratio|after_ratio)$/;
+const NEIGHBOURS = /^(neighbours|others)(_es)?\.(before_p95_ms|during_p95_ms|after_p95_ms|during_ratio|after_ratio|recovered_share)$/;
 const NEIGHBOUR_METRICS = {
   before_p95_ms: { label: 'p95 before the burst', unit: 'ms', better: LOWER },
   during_p95_ms: { label: 'p95 during the burst, until the move ended', unit: 'ms', better: LOWER },
   after_p95_ms: { label: 'p95 after the move', unit: 'ms', better: LOWER },
   during_ratio: { label: 'p95 during / before', unit: 'x', better: LOWER },
   after_ratio: { label: 'p95 after the move / before the burst', unit: 'x', better: LOWER },
+  // (during - after) / (during - before): how much of the burst's rise is gone after the move
+  recovered_share: { label: 'share of the burst\'s rise in p95 gone after the move', unit: 'ratio', better: HIGHER },
 };
 const WHOSE = { neighbours: "the burst store's neighbours'", others: "the other group's stores'" };
 const ISOLATION = {
@@ -89,6 +91,7 @@ const ISOLATION = {
   'isolation.move_start_s': { label: 'burst start to move start', unit: 's', path: ['isolation', 'move_start_s'], better: LOWER },
   'isolation.move_s': { label: 'move duration', unit: 's', path: ['isolation', 'move_s'], better: LOWER },
   'isolation.recovered_s': { label: "burst start to the neighbours' recovery", unit: 's', path: ['isolation', 'recovered_s'], better: LOWER },
+  'isolation.recovered_rise_s': { label: "burst start to the neighbours within 15% of the burst's rise", unit: 's', path: ['isolation', 'recovered_rise_s'], better: LOWER },
 };
 
 /** The definition of a metric name, or null when the name is not a metric. */

@@ -326,7 +326,7 @@ export async function chartsOf(results, metrics) {
   }
   // queries/s per cell (a throughput sweep), each store half's figures where the spec asks, and
   // the write workloads' rates and costs
-  const perVariant = (x) => x === 'throughput_rps' || /^(odd|even)\.(avg_ms|burst_p95_ratio)$/.test(x) || /^(neighbours|others)\.after_ratio$/.test(x)
+  const perVariant = (x) => x === 'throughput_rps' || /^(odd|even)\.(avg_ms|burst_p95_ratio)$/.test(x) || /^(neighbours|others)\.(after_ratio|recovered_share)$/.test(x)
     || ['docs_per_s', 'bulk_ops_per_s', 'indices_per_s', 'docs_rejected', 'merge_ms', 'cluster_state_bytes', 'master_heap_max_mb'].includes(x);
   for (const m of metrics.filter(perVariant)) {
     out.push({ file: `by-variant-${m.replace('.', '-')}.svg`, alt: `${metricDef(m).label} per variant, every repetition`, markup: await latencyByVariant(results, m) });

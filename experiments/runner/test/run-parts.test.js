@@ -391,15 +391,17 @@ test('closed loop: neighbours before, during until the move ended, after it; the
   }
   const watch = { flagged_at: t0 + 28000, move: { state: 'succeeded', created_at: t0 + 30000, finished_at: t0 + 35000 } };
   const f = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch, settleMs: 5000 });
-  assert.deepEqual(f.neighbours, { before_p95_ms: 10, during_p95_ms: 50, after_p95_ms: 11, during_ratio: 5, after_ratio: 1.1 });
+  // recovered_share: (50 - 11) / (50 - 10) of the rise is gone
+  assert.deepEqual(f.neighbours, { before_p95_ms: 10, during_p95_ms: 50, after_p95_ms: 11, during_ratio: 5, after_ratio: 1.1, recovered_share: 0.975 });
   assert.equal(f.others.after_ratio, 1);
   // on Elasticsearch's took: a request without one (not a search) does not count; took is
   // floored whole milliseconds, its p95 read as grouped data (every 4 stands for 4.0-4.99 ms)
-  assert.deepEqual(f.neighbours_es, { before_p95_ms: 4.95, during_p95_ms: 30.95, after_p95_ms: 4.95, during_ratio: 6.25, after_ratio: 1 });
-  assert.deepEqual(f.others_es, { before_p95_ms: 8.95, during_p95_ms: 8.95, after_p95_ms: 8.95, during_ratio: 1, after_ratio: 1 });
+  assert.deepEqual(f.neighbours_es, { before_p95_ms: 4.95, during_p95_ms: 30.95, after_p95_ms: 4.95, during_ratio: 6.25, after_ratio: 1, recovered_share: 1 });
+  // no rise, nothing to recover from: null, not a share
+  assert.deepEqual(f.others_es, { before_p95_ms: 8.95, during_p95_ms: 8.95, after_p95_ms: 8.95, during_ratio: 1, after_ratio: 1, recovered_share: null });
   // the client's time is not floored: nearest rank, as before
   assert.equal(f.neighbours.before_p95_ms, 10);
-  assert.deepEqual(f.isolation, { flag_s: 8, move_start_s: 10, move_s: 5, recovered_s: 15, moved: true });
+  assert.deepEqual(f.isolation, { flag_s: 8, move_start_s: 10, move_s: 5, recovered_s: 15, recovered_rise_s: 15, moved: true });
   // nothing moved (auto-isolation off): during = the burst's first two thirds, after = the last third
   const still = isolationFigures({ points, t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch: { flagged_at: t0 + 28000, move: null }, settleMs: 5000, auto: false });
   assert.equal(still.isolation.moved, false);
@@ -411,7 +413,25 @@ test('closed loop: neighbours before, during until the move ended, after it; the
   assert.equal(unmoved.neighbours.after_ratio, null);
   const never = isolationFigures({ points: points.map(([t, v, s]) => [t, s === 'odd' && t >= t0 + 20000 ? 50 : v, s]), t0, burstFromMs: t0 + 20000, endMs: t0 + 60000, watch: null, settleMs: 5000, auto: false });
   assert.equal(never.isolation.recovered_s, null);
+  assert.equal(never.isolation.recovered_rise_s, null);
   assert.equal(never.neighbours.after_ratio, 5);
+  assert.equal(never.neighbours.recovered_share, 0, 'as slow after as during: none of the rise gone');
+});
+
+test('closed loop: the share of the burst\'s rise gone after it; null with no rise or no after', async () => {
+  const { recoveredShare } = await import('../src/run/isolation.js');
+  assert.equal(recoveredShare(20, 620, 26), 0.99);
+  assert.equal(recoveredShare(20, 620, 20), 1);
+  assert.equal(recoveredShare(20, 620, 15), 1.008, 'faster than before: more than the rise gone');
+  assert.equal(recoveredShare(20, 620, 700), -0.133, 'slower than during: below 0');
+  assert.equal(recoveredShare(20, 20, 10), null, 'no rise');
+  assert.equal(recoveredShare(20, 22.9, 20), null, 'a rise under 15% of before is none');
+  assert.equal(recoveredShare(20, 23, 20), 1, 'from 15% on it counts');
+  assert.equal(recoveredShare(20, 22.9, 20, 0.1), 1, 'the least rise is a parameter');
+  assert.equal(recoveredShare(20, 15, 10), null, 'faster during than before: no rise');
+  assert.equal(recoveredShare(20, 620, null), null, 'no after (nothing moved)');
+  assert.equal(recoveredShare(null, 620, 20), null);
+  assert.equal(recoveredShare(0, 620, 20), null);
 });
 
 test('closed loop: after a move, "after" is the same last third as the controls\' (or from the move\'s end + settle, if later)', async () => {
@@ -529,7 +549,10 @@ test("the experiment's own lab: other nodes than lab.env's run natively when RUN
 });
 
 test('outcomeLine: the closed loop of a repetition in words, no "-" or "never" standing for a time', () => {
-  assert.equal(outcomeLine({ flag_s: 10.11, move_start_s: 10.36, move_s: 13.2, recovered_s: 31.5 }), 'flagged 10.11 s after the burst started; move started at 10.36 s and took 13.2 s; neighbours recovered at 31.5 s');
-  assert.equal(outcomeLine({ flag_s: 15.83, move_start_s: null, move_s: null, recovered_s: null }), 'flagged 15.83 s after the burst started; not moved; neighbours not recovered within the window');
-  assert.equal(outcomeLine({ flag_s: null, move_start_s: null, move_s: null, recovered_s: null }), 'not flagged; not moved; neighbours not recovered within the window');
+  assert.equal(outcomeLine({ flag_s: 10.11, move_start_s: 10.36, move_s: 13.2, recovered_s: 31.5 }), 'flagged 10.11 s after the burst started; move started at 10.36 s and took 13.2 s; neighbours back within 15% of before at 31.5 s');
+  assert.equal(outcomeLine({ flag_s: 15.83, move_start_s: null, move_s: null, recovered_s: null }), 'flagged 15.83 s after the burst started; not moved; neighbours not back within 15% of before in the window');
+  assert.equal(outcomeLine({ flag_s: null, move_start_s: null, move_s: null, recovered_s: null }), 'not flagged; not moved; neighbours not back within 15% of before in the window');
+  // with the recovery against the burst's rise (figures since 2026-12-04)
+  assert.equal(outcomeLine({ flag_s: 4.4, move_start_s: 4.8, move_s: 7.1, recovered_s: null, recovered_rise_s: 14 }), "flagged 4.4 s after the burst started; move started at 4.8 s and took 7.1 s; neighbours not back within 15% of before in the window; within 15% of the burst's rise at 14 s");
+  assert.equal(outcomeLine({ flag_s: 4.4, move_start_s: null, move_s: null, recovered_s: null, recovered_rise_s: null }), "flagged 4.4 s after the burst started; not moved; neighbours not back within 15% of before in the window; not within 15% of the burst's rise in the window");
 });

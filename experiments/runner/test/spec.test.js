@@ -297,8 +297,16 @@ test('the delivered experiments are valid and fit the 30 minutes of a full run e
     assert.deepEqual({ window_s, relative, min_rise_ms, baseline_s, probe_interval_ms }, { window_s: 15, relative: 1.2, min_rise_ms: 5, baseline_s: 300, probe_interval_ms: 250 });
     assert.deepEqual(s.variants[1].isolate, { ...s.variants[0].isolate, auto: false }, `${s.name}: the variants differ only in auto`);
   }
-  // the writer's two directions are the bot's first two (the bot's third is on its control)
-  assert.deepEqual([nw.dataset, nw.workload.scenario, nw.repetitions, nw.report, nw.expect.map((e) => [e.metrics, e.form])], [nn.dataset, nn.workload.scenario, nn.repetitions, nn.report, nn.expect.slice(0, 2).map((e) => [e.metrics, e.form])]);
+  // the writer's second direction is the bot's second (the bot's third is on its control); the
+  // first differs since 2026-12-04: the bot's rise (20-40x before) is judged by the share of it
+  // gone, the writer's (1.5-3x, within the reach of a p95's window-to-window noise) still by a
+  // bound on after / before
+  assert.deepEqual([nw.dataset, nw.workload.scenario, nw.repetitions, nw.expect[1].metrics, nw.expect[1].form], [nn.dataset, nn.workload.scenario, nn.repetitions, nn.expect[1].metrics, nn.expect[1].form]);
+  assert.deepEqual([nn.expect[0].metrics, nn.expect[0].direction, nn.expect[0].bound], [['neighbours.recovered_share', 'neighbours_es.recovered_share'], 'at_least', 0.85]);
+  assert.deepEqual([nw.expect[0].metrics, nw.expect[0].direction, nw.expect[0].bound], [['neighbours.after_ratio', 'neighbours_es.after_ratio'], 'at_most', 1.15]);
+  // the bot's report has the writer's figures and the recovery against the rise besides
+  assert.deepEqual(nw.report.metrics.filter((m) => !nn.report.metrics.includes(m)), []);
+  assert.deepEqual(nn.report.metrics.filter((m) => !nw.report.metrics.includes(m)), ['neighbours.recovered_share', 'neighbours_es.recovered_share', 'isolation.recovered_rise_s']);
   assert.deepEqual(nn.expect[2], { ...nn.expect[1], claim: nn.expect[2].claim, variants: ['isolated', 'elsewhere'], times: 1.15 });
   // the bot's shoppers arrive at a rate (an open model below saturation), the bot at one that
   // takes its group to capacity, both shares of the lab's saturation; the writer's window

@@ -224,6 +224,21 @@ const tookP95 = (xs) => flooredPercentile(xs, 0.95);
 const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
 
 /**
+ * The share of what the burst added to a p95 that is gone after it: (during - after) / (during -
+ * before); 1 = back to before, 0 = as slow as during the burst, below 0 = slower still. Null when
+ * there is no after, or when the burst added less than `minRise` x before: no rise to recover from
+ * (a control whose crawl never reached the group; divided by a rise of a few ms, a window's noise
+ * would read as any share at all).
+ * Why a share of the rise: a p95 of a few tens of ms moves 20-30% from one window to the next on a
+ * 2-core lab, so a bound on after / before measures that noise; against a rise of hundreds of ms
+ * the same noise is a few percent.
+ */
+export function recoveredShare(before, during, after, minRise = 0.15) {
+  if (!before || during === null || after === null || during < before * (1 + minRise)) return null;
+  return Math.round(((during - after) / (during - before)) * 1000) / 1000;
+}
+
+/**
  * The loop's figures from the load engine's points ([epoch ms, duration ms, store set, took ms]) and the watcher:
  *   neighbours = the burst store's group (odd set, the store itself excluded), others = even;
  *   before = measure start .. burst start; during = burst start .. the move's end. Without
@@ -234,7 +249,9 @@ const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100
  *   after a burst and one 20 s later (the runs before 2026-11-28 took after from the move's end
  *   + settle, 10-20 s earlier than the controls' last third). With auto-isolation on and no
  *   move, after is null. recovered_s: the first second from the burst's start from which five
- *   consecutive 5-second windows of the neighbours have a p95 within `tolerance` of before.
+ *   consecutive 5-second windows of the neighbours have a p95 within `tolerance` of before;
+ *   recovered_rise_s: the same within `tolerance` of the burst's rise (before + tolerance x
+ *   (during - before)), the time the side's recovered_share reaches 1 - tolerance.
  *   neighbours_es / others_es: the same sides on Elasticsearch's `took` instead of the client's time,
  *   its p95 read as grouped data (took is whole milliseconds, floored: flooredPercentile).
  */
@@ -259,23 +276,26 @@ export function isolationFigures({ points, t0, burstFromMs, endMs, watch, settle
       before_p95_ms: r2(before), during_p95_ms: r2(during), after_p95_ms: r2(after),
       during_ratio: before && during !== null ? r2(during / before) : null,
       after_ratio: before && after !== null ? r2(after / before) : null,
+      recovered_share: recoveredShare(before, during, after, tolerance),
     };
   };
   const neighbours = side('odd');
-  let recovered = null;
-  if (neighbours.before_p95_ms) {
-    const limit = neighbours.before_p95_ms * (1 + tolerance);
+  // the first second from the burst's start from which five consecutive 5-second windows of the
+  // neighbours have a p95 at or under the limit
+  const backUnder = (limit) => {
     const ok = (s) => {
       const w = of('odd', [s, s + 5000]);
       return w.length > 0 && p95(w) <= limit;
     };
     for (let s = burstFromMs; s + 5000 * 5 <= endMs + 1; s += 1000) {
-      if ([0, 1, 2, 3, 4].every((k) => ok(s + k * 5000))) {
-        recovered = s;
-        break;
-      }
+      if ([0, 1, 2, 3, 4].every((k) => ok(s + k * 5000))) return s;
     }
-  }
+    return null;
+  };
+  const { before_p95_ms: b, during_p95_ms: d } = neighbours;
+  const recovered = b ? backUnder(b * (1 + tolerance)) : null;
+  // the same against what the burst added: back under before + tolerance x (during - before)
+  const recoveredRise = b && d !== null && d >= b * (1 + tolerance) ? backUnder(b + tolerance * (d - b)) : null;
   const secs = (ms) => (ms === null || ms === undefined ? null : r2((ms - burstFromMs) / 1000));
   return {
     neighbours,
@@ -289,6 +309,7 @@ export function isolationFigures({ points, t0, burstFromMs, endMs, watch, settle
       move_start_s: secs(watch?.move?.created_at ?? null),
       move_s: watch?.move?.finished_at && watch.move.created_at ? r2((watch.move.finished_at - watch.move.created_at) / 1000) : null,
       recovered_s: secs(recovered),
+      recovered_rise_s: secs(recoveredRise),
       moved: moveEnd !== null,
     },
   };

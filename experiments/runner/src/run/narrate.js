@@ -120,6 +120,8 @@ export function outcomeLine(i) {
   const none = (x) => x === null || x === undefined;
   const flag = none(i.flag_s) ? 'not flagged' : `flagged ${i.flag_s} s after the burst started`;
   const move = none(i.move_start_s) ? 'not moved' : `move started at ${i.move_start_s} s and took ${i.move_s ?? '-'} s`;
-  const back = none(i.recovered_s) ? 'neighbours not recovered within the window' : `neighbours recovered at ${i.recovered_s} s`;
-  return `${flag}; ${move}; ${back}`;
+  const back = none(i.recovered_s) ? 'neighbours not back within 15% of before in the window' : `neighbours back within 15% of before at ${i.recovered_s} s`;
+  // absent from results measured before the figure existed (2026-12-04)
+  const rise = i.recovered_rise_s === undefined ? '' : none(i.recovered_rise_s) ? "; not within 15% of the burst's rise in the window" : `; within 15% of the burst's rise at ${i.recovered_rise_s} s`;
+  return `${flag}; ${move}; ${back}${rise}`;
 }
