@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { indexOfTenant, layoutNames } from '../src/run/layout.js';
 import { burstEnvOf, engineOf, figuresOf, loadEnv, locustfile, measuredPoint, pointsFileOf, runLoad, timelineOf, timelinesOf } from '../src/run/workload.js';
-import { follower, outcomeLine } from '../src/run/narrate.js';
+import { follower, neighboursLine, outcomeLine } from '../src/run/narrate.js';
 import { describeLab, engineCpusOf, labEnvOf, structureOf } from '../src/run/lab-control.js';
 import { windowFigures } from '../src/run/es-stats.js';
 import { BYTES_PER_DOC_ON_DISK, diskVerdict, requireVariantsFit } from '../src/run/lab-check.js';
@@ -546,6 +546,11 @@ test("the experiment's own lab: other nodes than lab.env's run natively when RUN
   assert.ok(said.some((l) => /has other nodes than lab\.env's: it runs on the native runtime/.test(l)), said.join('\n'));
   const compose = labControl({ command, env: { ...base, RUNTIME: 'compose' } });
   await assert.rejects(compose.use({ groups: 1, data_nodes_per_group: 1 }), /only the native runtime can start on the fly: run it with RUNTIME=native \(RUNTIME=compose was asked for\)$/);
+});
+
+test('neighboursLine: before, during, after, and the share of the rise gone when there was one', () => {
+  assert.equal(neighboursLine({ before_p95_ms: 23.1, during_p95_ms: 805, after_p95_ms: 34.1, after_ratio: 1.47, recovered_share: 0.986 }), "neighbours' p95: 23.1 ms before the burst, 805 ms while it hit them, 34.1 ms after the move (1.47x of before; 99% of the rise gone)");
+  assert.equal(neighboursLine({ before_p95_ms: 23, during_p95_ms: 24, after_p95_ms: null, after_ratio: null, recovered_share: null }), "neighbours' p95: 23 ms before the burst, 24 ms while it hit them, - ms after the move (-x of before)");
 });
 
 test('outcomeLine: the closed loop of a repetition in words, no "-" or "never" standing for a time', () => {

@@ -109,10 +109,16 @@ export function narrator({ log, pointsFile, target, groups, home = groups[0], bu
     end(figures) {
       const n = figures.neighbours;
       const i = figures.isolation;
-      log(`  [demo] neighbours' p95: ${n.before_p95_ms} ms before the burst, ${n.during_p95_ms} ms while it hit them, ${n.after_p95_ms ?? '-'} ms after the move (${n.after_ratio ?? '-'}x of before)`);
+      log(`  [demo] ${neighboursLine(n)}`);
       log(`  [demo] ${outcomeLine(i)}`);
     },
   };
+}
+
+/** The neighbours' p95 before, during and after, and how much of the burst's rise the move took away. */
+export function neighboursLine(n) {
+  const share = n.recovered_share === null || n.recovered_share === undefined ? '' : `; ${Math.round(n.recovered_share * 100)}% of the rise gone`;
+  return `neighbours' p95: ${n.before_p95_ms} ms before the burst, ${n.during_p95_ms} ms while it hit them, ${n.after_p95_ms ?? '-'} ms after the move (${n.after_ratio ?? '-'}x of before${share})`;
 }
 
 /** A repetition's closed loop in words: flagged or not, moved or not, the neighbours back or not (times in s). */
