@@ -223,6 +223,9 @@ const p95 = (xs) => nearestRank(xs, 0.95);
 const tookP95 = (xs) => flooredPercentile(xs, 0.95);
 const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100) / 100);
 
+/** Whether the burst added at least `minRise` x before to a p95 (else there is no rise to recover from). */
+const roseBy = (before, during, minRise) => Boolean(before) && during !== null && during >= before * (1 + minRise);
+
 /**
  * The share of what the burst added to a p95 that is gone after it: (during - after) / (during -
  * before); 1 = back to before, 0 = as slow as during the burst, below 0 = slower still. Null when
@@ -234,7 +237,7 @@ const r2 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 100
  * the same noise is a few percent.
  */
 export function recoveredShare(before, during, after, minRise = 0.15) {
-  if (!before || during === null || after === null || during < before * (1 + minRise)) return null;
+  if (!roseBy(before, during, minRise) || after === null) return null;
   return Math.round(((during - after) / (during - before)) * 1000) / 1000;
 }
 
@@ -295,7 +298,7 @@ export function isolationFigures({ points, t0, burstFromMs, endMs, watch, settle
   const { before_p95_ms: b, during_p95_ms: d } = neighbours;
   const recovered = b ? backUnder(b * (1 + tolerance)) : null;
   // the same against what the burst added: back under before + tolerance x (during - before)
-  const recoveredRise = b && d !== null && d >= b * (1 + tolerance) ? backUnder(b + tolerance * (d - b)) : null;
+  const recoveredRise = roseBy(b, d, tolerance) ? backUnder(b + tolerance * (d - b)) : null;
   const secs = (ms) => (ms === null || ms === undefined ? null : r2((ms - burstFromMs) / 1000));
   return {
     neighbours,
