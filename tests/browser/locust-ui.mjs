@@ -2,11 +2,14 @@
 // puppeteer-core) while a run lasts and prints what a person would read there, as JSON:
 // { title, rows: [{ name, requests, fails, rps, failures_per_s }] of SCENARIO's request names, total:
 // the Aggregated row }. Exit 1 with one line when the page does not show the run.
-//   node tests/browser/locust-ui.mjs http://127.0.0.1:8089/ storefront   (CHROMIUM=, PUPPETEER_DIR=)
+//   node tests/browser/locust-ui.mjs http://127.0.0.1:8089/ storefront [NAME,NAME...]   (CHROMIUM=, PUPPETEER_DIR=)
+// NAMES: request names (after "SCENARIO ") the page must show before it is read; a rare request
+// (autocomplete is a tenth of page views) may come seconds after the first row.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
-const [url, scenario] = process.argv.slice(2);
+const [url, scenario, namesArg = ''] = process.argv.slice(2);
+const names = namesArg.split(',').filter(Boolean).map((n) => `${scenario} ${n}`);
 const require = createRequire(join(process.env.PUPPETEER_DIR, 'node_modules', 'x.js'));
 const puppeteer = require('puppeteer-core');
 
@@ -23,6 +26,12 @@ try {
   // the stats table fills in as the UI polls /stats/requests (every 2 s)
   await page.waitForFunction((s) => document.body.innerText.includes(`${s} `), { timeout: 30000 }, scenario)
     .catch(() => fail(`no request of ${scenario} on ${url} within 30 s`));
+  // every expected name's row, each a cell of its own (a name may be another's prefix)
+  await page.waitForFunction((ns) => {
+    const cells = new Set([...document.querySelectorAll('td')].map((c) => c.innerText.trim()));
+    return ns.every((n) => cells.has(n));
+  }, { timeout: 20000 }, names)
+    .catch(() => fail(`the page did not show every request of ${names.join(', ')} on ${url} within 20 s`));
   // two polls later the rates are current
   await new Promise((r) => setTimeout(r, 4500));
   const seen = await page.evaluate((s) => {

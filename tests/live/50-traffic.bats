@@ -116,7 +116,7 @@ count() {
   SCENARIO=storefront DURATION=25s RATE=10 UI=1 "$RUN" >"$BATS_TEST_TMPDIR/run.log" 2>&1 &
   local pid=$! i
   for i in $(seq 1 60); do curl -fsS -o /dev/null "$ui/" 2>/dev/null && break; sleep 0.5; done
-  run env CHROMIUM="$chromium" PUPPETEER_DIR="$pdir" timeout 90 node tests/browser/locust-ui.mjs "$ui/" storefront
+  run env CHROMIUM="$chromium" PUPPETEER_DIR="$pdir" timeout 90 node tests/browser/locust-ui.mjs "$ui/" storefront autocomplete,category,category_page,detail,search
   local seen="$output" status_ui=$status
   # the UI answers only its own name and port, and a state change only from its own page
   run curl -s -o /dev/null -w '%{http_code}' -H "Host: attacker.example:$LOAD_UI_PORT" "$ui/stats/requests"

@@ -150,7 +150,7 @@ function rawTable(results) {
   const metrics = RAW_METRICS[workloadOf(results)].filter((m) => !optional.includes(m) || results.variants.some((v) => v.repetitions.some((r) => metricValue(r.figures, m) !== null)));
   const head = ['round', 'variant', 'started', 'complete', ...metrics.map(headOf)];
   const rows = repetitionsInOrder(results).map(({ v, rep }) => [
-    rep.round, labelOf(v), rep.started_at ?? '-', rep.complete ? 'yes' : `no${rep.incomplete_reason ? `: ${rep.incomplete_reason}` : ''}`,
+    rep.round, labelOf(v), rep.started_at ?? '-', `${rep.complete ? 'yes' : `no${rep.incomplete_reason ? `: ${rep.incomplete_reason}` : ''}`}${rep.retried ? ` (second attempt; the first: ${rep.retried})` : ''}`,
     ...metrics.map((m) => cellOf(metricValue(rep.figures, m), metricDef(m).unit)),
   ]);
   return { head, rows };

@@ -3,7 +3,7 @@
 // published, the published-runs table, and the power planner. Pure logic; no lab.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -13,7 +13,7 @@ import { BEGIN, END, RUN_TIMES_BEGIN, RUN_TIMES_END, publishedRuns, publishedTab
 import { chartsOf } from '../src/report.js';
 import { planOf } from '../src/run.js';
 import { positionEffect, smokeOf } from '../src/run/finalize.js';
-import { markUnfit } from '../src/run/measure.js';
+import { markUnfit, measureWriteRepetition } from '../src/run/measure.js';
 import { publishability, referenceCpuModel } from '../src/run/record.js';
 import { loadSpec, resolveSpec } from '../src/spec.js';
 import { EXPERIMENTS, syntheticResults } from './fixtures/synthetic.js';
@@ -74,6 +74,62 @@ test('errors or late arrivals past the spec\'s limits make a repetition incomple
   assert.equal(rejected.complete, true, 'an experiment that measures rejections sets max_error_rate: 1');
   markUnfit(rejected, workload);
   assert.match(rejected.incomplete_reason, /^10000 of 100000 documents failed \(10%\)/);
+});
+
+test('a window with no request in it is no figure: unfit (empty_window), never a rate of 0', () => {
+  const workload = { measure: '5s', max_error_rate: 0.01, max_late_rate: 0.05 };
+  const empty = { complete: true, figures: { requests: 0, errors: 0, ingest: { docs_per_s: 0, docs_indexed: 0, docs_rejected: 0, docs_failed: 0, docs_sent: 0 } } };
+  markUnfit(empty, workload);
+  assert.equal(empty.complete, false);
+  assert.deepEqual(empty.unfit, ['empty_window']);
+  assert.equal(empty.incomplete_reason, 'no bulk started in the 5s window (the load engine measured none: the host stalled?)');
+  const search = { complete: true, figures: { requests: 0, errors: 0 } };
+  markUnfit(search, workload);
+  assert.match(search.incomplete_reason, /^no request started in the 5s window/);
+  const failed = { complete: false, figures: null, incomplete_reason: 'boom' };
+  markUnfit(failed, workload);
+  assert.equal(failed.unfit, undefined, 'a repetition that failed outright keeps its own reason');
+});
+
+test('a write repetition whose window measured nothing runs once more, in a clean folder; a second empty window stays unfit', async () => {
+  const workload = { measure: '5s' };
+  const repDir = mkdtempSync(join(tmpdir(), 'rep-'));
+  const fill = (rep, requests) => () => {
+    writeFileSync(join(repDir, `attempt-${requests}`), '');
+    Object.assign(rep, { complete: true, figures: { requests, ingest: { docs_sent: requests * 10 } }, timeline: [{ t: 1 }], integrity: { index: 'x', count: requests * 10, acknowledged: requests * 10 } });
+  };
+  const logs = [];
+  let checks = 0;
+  const opts = { workload, repDir, log: (l) => logs.push(l), check: () => { checks++; } };
+  const rep = { round: 1, started_at: 'then', complete: false, figures: null, timeline: [] };
+  const attempts = [fill(rep, 0), fill(rep, 50)];
+  let n = 0;
+  await measureWriteRepetition(rep, () => attempts[n++](), opts);
+  assert.equal(n, 2);
+  assert.equal(rep.figures.requests, 50, 'the second attempt is what counts');
+  assert.equal(rep.retried, 'no bulk started in the 5s window (the load engine measured none: the host stalled?)');
+  assert.notEqual(rep.started_at, 'then');
+  assert.equal(checks, 1, 'an interrupt between the attempts stops the run');
+  assert.deepEqual(readdirSync(repDir), ['attempt-50'], "nothing of the first attempt's files left");
+  markUnfit(rep, workload);
+  assert.equal(rep.complete, true);
+  // a window with figures runs once; twice empty: unfit, not a third attempt
+  const once = { complete: false, figures: null, timeline: [] };
+  let m = 0;
+  await measureWriteRepetition(once, () => { m++; fill(once, 7)(); }, opts);
+  assert.equal(m, 1);
+  assert.equal(once.retried, undefined);
+  const twice = { complete: false, figures: null, timeline: [] };
+  let k = 0;
+  await measureWriteRepetition(twice, () => { k++; fill(twice, 0)(); }, opts);
+  assert.equal(k, 2);
+  markUnfit(twice, workload);
+  assert.deepEqual([twice.complete, twice.unfit], [false, ['empty_window']]);
+  // a failure is recorded, not retried; an interrupt goes through
+  const broken = { complete: false, figures: null, timeline: [] };
+  await measureWriteRepetition(broken, () => { throw new RunError('index not green', 1); }, opts);
+  assert.equal(broken.incomplete_reason, 'index not green');
+  await assert.rejects(measureWriteRepetition(broken, () => { throw new RunError('interrupted', 130); }, opts), /interrupted/);
 });
 
 test('position effect: flagged only when every variant\'s first round is more than 10% off its later rounds, the same way', () => {

@@ -9,7 +9,7 @@
 // lab restarted on the same data between rounds: a full window of the variant measured next,
 // ramp-up and warm-up of the others). A failed repetition is recorded with its reason and the
 // run goes on; an interrupt stops it.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { esReason } from '@tenantlab/contract/errors';
 import { RunError } from '../errors.js';
@@ -52,13 +52,8 @@ export async function measureWindows(run) {
       await measureSearch(run, variant, i, repDir, rep);
       continue;
     }
-    try {
-      await (data.manyShards ? measureManyShards : measureIngest)(run, variant, round, repDir, rep);
-    } catch (err) {
-      if (err instanceof RunError && err.exitCode === 130) throw err;
-      rep.incomplete_reason = err instanceof RunError ? err.message : esReason(err);
-      log(`  repetition failed: ${rep.incomplete_reason}`);
-    }
+    const measureOnce = () => (data.manyShards ? measureManyShards : measureIngest)(run, variant, round, repDir, rep);
+    await measureWriteRepetition(rep, measureOnce, { workload: plan.workload, repDir, log, check: () => run.check() });
   }
   const { results } = run;
   // a full run measures the lab's saturation again at its end, when the calibration's stores are in
@@ -76,6 +71,34 @@ export async function measureWindows(run) {
   else results.incomplete_reason = 'a repetition failed or was incomplete (see its incomplete_reason)';
 }
 
+/**
+ * One write repetition (ingest, many-shards) through measureOnce, which fills rep in or throws: a
+ * failure is recorded in rep and the run goes on; an interrupt (exit 130) stops it. A window in
+ * which the load engine measured nothing (every bulk started before it or after it: the host
+ * stalled across a QUICK window of seconds) is no measurement of the variant: it is run once
+ * more, in a clean folder on a new index, and rep.retried says why; a second empty window stays
+ * unfit (markUnfit).
+ */
+export async function measureWriteRepetition(rep, measureOnce, { workload, repDir, log, check }) {
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    try {
+      await measureOnce();
+    } catch (err) {
+      if (err instanceof RunError && err.exitCode === 130) throw err;
+      rep.incomplete_reason = err instanceof RunError ? err.message : esReason(err);
+      log(`  repetition failed: ${rep.incomplete_reason}`);
+    }
+    if (attempt === 2 || !emptyWindow(rep)) return;
+    rep.retried = emptyReason(rep.figures, workload);
+    log(`  ${rep.retried}: the repetition once more`);
+    rmSync(repDir, { recursive: true, force: true });
+    mkdirSync(repDir, { recursive: true });
+    Object.assign(rep, { started_at: new Date().toISOString(), complete: false, figures: null, timeline: [] });
+    delete rep.integrity;
+    check();
+  }
+}
+
 /** The i-th window of the plan's order -> { round, position } (both from 1). */
 function roundOf(plan, i) {
   let left = i;
@@ -91,6 +114,7 @@ function roundOf(plan, i) {
  * A repetition whose errors or late arrivals pass the spec's limits (workload.max_error_rate,
  * workload.max_late_rate) is incomplete: its figures stay, the verdict does not use them, the
  * reason gives the exact counts and `unfit` names the limits passed ('errors', 'late_arrivals').
+ * So is one whose window holds no request at all ('empty_window'): a rate of 0 there is no figure.
  */
 export function markUnfit(rep, workload) {
   const f = rep.figures;
@@ -98,6 +122,10 @@ export function markUnfit(rep, workload) {
   const sent = f.requests ?? 0;
   const reasons = [];
   const unfit = [];
+  if (emptyWindow(rep)) {
+    unfit.push('empty_window');
+    reasons.push(emptyReason(f, workload));
+  }
   const errors = f.ingest ? (f.ingest.docs_failed ?? 0) + (f.ingest.docs_rejected ?? 0) : f.errors ?? 0;
   const errorBase = f.ingest ? (f.ingest.docs_sent ?? (f.ingest.docs_indexed ?? 0) + errors) : sent;
   const maxErr = workload.max_error_rate ?? 0.01;
@@ -120,6 +148,12 @@ export function markUnfit(rep, workload) {
 }
 
 const fmtShare = (x) => fmtWithUnit(x, 'ratio');
+
+/** A repetition that ran to its end but whose window holds no request: nothing of it is a figure. */
+export const emptyWindow = (rep) => rep.complete && rep.figures?.requests === 0;
+
+const emptyReason = (f, workload) =>
+  `no ${f.ingest ? 'bulk' : 'request'} started in the ${workload.measure ?? 'measured'} window (the load engine measured none: the host stalled?)`;
 
 /** The lab up now made ready: its variants' layouts built where they are not, and warmed up when its JVMs are new. */
 async function prepareLab(run, vname, { restarted, fresh }) {
