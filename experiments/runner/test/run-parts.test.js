@@ -485,6 +485,24 @@ test('closed loop: a watcher sample keeps the judged p95, its sources, baseline 
   assert.deepEqual(sampleOf({}, 1), { at: 1, groups: [], hot: [] });
 });
 
+test('closed loop: a repetition learns first when its stretch before the burst is under two allocator windows and a loop group has no baseline', async () => {
+  const { learnsTooLate, unlearned } = await import('../src/run/isolation.js');
+  const isolate = { window_s: 15 };
+  const burst = { from: 0.25 };
+  // make demo / QUICK: 2 + 2 s and a quarter of 45 s = 15.25 s, under 30 s
+  assert.equal(learnsTooLate({ ramp_up_s: 2, warmup_s: 2, measure_s: 45 }, { isolate, burst }), true);
+  // noisy-neighbour's full run: 5 + 10 + 25 s = 40 s; noisy-writer's: 5 + 10 + 0.1 x 150 = 30 s, exactly two windows
+  assert.equal(learnsTooLate({ ramp_up_s: 5, warmup_s: 10, measure_s: 100 }, { isolate, burst }), false);
+  assert.equal(learnsTooLate({ ramp_up_s: 5, warmup_s: 10, measure_s: 150 }, { isolate, burst: { from: 0.1 } }), false);
+  // no loop, no burst: nothing to learn for
+  assert.equal(learnsTooLate({ ramp_up_s: 0, warmup_s: 0, measure_s: 10 }, { burst }), false);
+  assert.equal(learnsTooLate({ ramp_up_s: 0, warmup_s: 0, measure_s: 10 }, { isolate }), false);
+  const hot = { groups: [{ group: 'g1', baseline_p95_ms: 15.8 }, { group: 'g2', baseline_p95_ms: null }, { group: 'g3', baseline_p95_ms: 0 }] };
+  assert.deepEqual(unlearned(hot, ['g1', 'g2']), ['g2']);
+  assert.deepEqual(unlearned(hot, ['g1', 'g3', 'g4']), ['g3', 'g4'], 'a 0 ms baseline or a group GET /hot does not give is not learned');
+  assert.deepEqual(unlearned({}, ['g1']), ['g1']);
+});
+
 test('the narration: each group\'s judged p95 against its baseline and limit; the burst in words, of either kind', async () => {
   const { burstText, groupText } = await import('../src/run/narrate.js');
   assert.equal(groupText('g1', { p95_ms: 48, baseline_p95_ms: 31, relative_limit_ms: 40.3, meets_objective: true }), 'g1 p95 48 ms (baseline 31, limit 40.3)');

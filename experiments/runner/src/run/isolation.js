@@ -184,6 +184,32 @@ export function watchIsolation(api, { target, intervalMs = 1000, onTick }) {
   };
 }
 
+// A closed-loop repetition judges its burst against what the allocator learned of the groups'
+// normal (their baseline p95 and the tenants' normal shares: allocator/src/observe/learning.js),
+// which counts once its samples span one observation window (isolate.window). When the stretch
+// before the burst is shorter than two such windows (QUICK's and make demo's: 2 + 2 s and a
+// quarter of 45 s; a full run's 40 s or more is not) and a loop group has no baseline yet, the
+// crawl starts before the allocator knows the group's normal: the baseline pauses while the bot's
+// share rises, the shares learn the crawl as normal, and nothing is flagged. Measured: make demo
+// QUICK=1 REPEAT=5, 2026-12-07: the left-alone variant's allocator (it flags, it does not move)
+// had no baseline for g1 until 24 s into its first crawl, learned the crawl (baseline 41.9 ms,
+// 15-18 ms before it) and flagged in none of its 5 repetitions, while its neighbours' p95 rose
+// 3-10x. So such a repetition first runs unmeasured windows of the planned load, no burst
+// (measure-search.js learnFirst), until every loop group has its baseline.
+
+/** (exported for the tests) Whether a repetition's stretch before its burst is under two of the allocator's windows (workload: the plan's, durations in s). */
+export function learnsTooLate(workload, variant) {
+  if (!variant.isolate || !variant.burst) return false;
+  const before = (workload.ramp_up_s ?? 0) + (workload.warmup_s ?? 0) + (variant.burst.from ?? 0) * workload.measure_s;
+  return before < 2 * variant.isolate.window_s;
+}
+
+/** (exported for the tests) Those of `groups` that GET /hot (`hot`) gives no baseline p95 for. */
+export function unlearned(hot, groups) {
+  const by = new Map((hot?.groups ?? []).map((g) => [g.group, g]));
+  return groups.filter((g) => !(by.get(g)?.baseline_p95_ms > 0));
+}
+
 /** Moves `target` back to `group` (after a repetition whose loop moved it) and waits. */
 /**
  * Before a closed-loop repetition: waits until the allocator no longer holds the last one (the

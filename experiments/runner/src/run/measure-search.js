@@ -4,11 +4,12 @@
 // when the burst store was flagged and moved, and its neighbours' latency before, during and
 // after; then the burst store goes back to its group, so every repetition starts alike.
 import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { esReason } from '@tenantlab/contract/errors';
 import { RunError } from '../errors.js';
 import { queueSampler, snapshot, windowFigures } from './es-stats.js';
-import { awaitClear, isolationFigures, putBack, watchIsolation } from './isolation.js';
+import { awaitClear, isolationFigures, learnsTooLate, putBack, unlearned, watchIsolation } from './isolation.js';
 import { narrator } from './narrate.js';
 import { locustfile, pointsFileOf, runLoad, warmWorkload } from './workload.js';
 
@@ -73,6 +74,7 @@ export async function measureSearch(run, variant, i, repDir, rep) {
       // the burst store where the repetition says it is, whatever moved it since the last one
       if (await putBack(alloc.api, loop.target, loop.home)) log(`  ${loop.target} was not on ${loop.home}: moved back before the repetition`);
       run.check();
+      await learnFirst(run, variant, alloc, loop);
     }
     const tell = run.narrate && loop ? narrator({ log, pointsFile: pointsFileOf(repDir), target: loop.target, groups: loop.groups, home: loop.home, burst: variant.burst, measureS: plan.workload.measure_s }) : null;
     const out = await runLoad({
@@ -134,6 +136,36 @@ export async function measureSearch(run, variant, i, repDir, rep) {
     run.check();
     if (await putBack(alloc.api, loop.target, loop.home)) log(`  ${loop.target} moved back to ${loop.home} for the next repetition`);
   }
+}
+
+// At most this many learning windows before a closed-loop repetition (isolation.js learnsTooLate)
+export const LEARN_PASSES = 3;
+
+/**
+ * Before a closed-loop repetition whose stretch before the burst is too short for its allocator
+ * to learn the groups' normal in it (isolation.js learnsTooLate): while a loop group has no
+ * baseline, unmeasured windows of the planned load, no burst, of two observation windows each,
+ * at most LEARN_PASSES; their folder is deleted after. Said in the log, window by window.
+ */
+async function learnFirst(run, variant, alloc, loop) {
+  if (!learnsTooLate(run.plan.workload, variant)) return;
+  let missing = unlearned(await alloc.api.call('GET', '/hot'), loop.groups);
+  if (!missing.length) return;
+  const windowS = Math.ceil(2 * variant.isolate.window_s);
+  const workload = { ...run.plan.workload, measure: `${windowS}s`, measure_s: windowS };
+  const dir = join(run.dir, 'repetitions', `00-learn-${variant.name}`);
+  mkdirSync(dir, { recursive: true });
+  try {
+    for (let n = 1; missing.length && n <= LEARN_PASSES; n++) {
+      run.check();
+      await unmeasuredSearch(run, variant, dir, workload, 'learn');
+      missing = unlearned(await alloc.api.call('GET', '/hot'), loop.groups);
+      run.log(`  learning: ${variant.name} window ${n} (${windowS} s of the planned load, no burst, not measured): ${missing.length ? `no baseline yet for ${missing.join(', ')}` : `every group has its baseline (${loop.groups.join(', ')})`}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (missing.length) run.log(`  learning: still no baseline for ${missing.join(', ')} after ${LEARN_PASSES} windows: the repetition judges those groups by the absolute objective until they have one`);
 }
 
 /** What results.json keeps of the watcher: times in seconds from the measured window's start. */
