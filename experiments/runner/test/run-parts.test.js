@@ -150,6 +150,13 @@ if [ "$ENGINE_ROLE" = burst ]; then
   i=0; while [ ! -s "$T0_FILE" ]; do i=$((i + 1)); [ $i -gt 100 ] && { echo "load: error: no clock" >&2; exit 2; }; sleep 0.05; done
   cp "$T0_FILE" "$RESULTS_DIR/clock"
   if [ -n "$FAKE_BURST_EXIT" ]; then echo "load: error: the burst cannot start" >&2; exit "$FAKE_BURST_EXIT"; fi
+  # a bot that fell behind: still sending after the measuring engine's end; Locust's SIGTERM
+  # (its summary written, its own exit code), or an engine that ignores it
+  if [ -n "$FAKE_BURST_LINGER" ]; then
+    if [ "$FAKE_BURST_TERM" = ignore ]; then trap '' TERM; else trap 'echo term > "$RESULTS_DIR/stopped"; exit 0' TERM; fi
+    # short sleeps: the trap runs between them, and a killed shell leaves no sleep behind
+    i=0; while [ $i -lt $((FAKE_BURST_LINGER * 10)) ]; do sleep 0.1 >/dev/null 2>&1; i=$((i + 1)); done
+  fi
 fi
 if [ -n "$POINTS_FILE" ]; then printf '1000,10,measure,odd\n1500,12,measure,even\n2100,8,measure,odd\n2200,10,measure,\n500,99,warmup,\n' > "$POINTS_FILE"; fi
 exit "\${FAKE_EXIT:-0}"
@@ -206,6 +213,19 @@ test('runLoad with burst.engine own: the burst in an engine of its own, on the m
   const t = Date.now();
   await assert.rejects(load('r3', { FAKE_EXIT: '2' }), /^RunError: locust exited with status 2: error: the lab does not answer at u$/);
   assert.ok(Date.now() - t < 4000, `the burst engine was left waiting (${Date.now() - t} ms)`);
+  // a bot still sending after the measuring engine's end (left-alone, fallen behind): stopped
+  // with SIGTERM after the grace, its exit code its own, said in burstStoppedAfterS
+  const late = await runLoad({ locust, script: locustfile('experiment'), esUrl: 'u', workload, tenants: [{ id: 's1', set: 'odd', documents: 3 }], dir, runId: 'r6', burst,
+    extraEnv: { FAKE_BURST_LINGER: '20' }, burstGraceMs: 300, burstTermMs: 2000 });
+  assert.equal(readFileSync(join(dir, 'burst', 'stopped'), 'utf8').trim(), 'term');
+  assert.ok(late.burstStoppedAfterS >= 0.3 && late.burstStoppedAfterS < 2, `stopped ${late.burstStoppedAfterS} s after`);
+  assert.equal(out.burstStoppedAfterS, null, 'a burst engine that ended by itself was not stopped');
+  // one that ignores SIGTERM: killed, one line saying so
+  const t1 = Date.now();
+  await assert.rejects(runLoad({ locust, script: locustfile('experiment'), esUrl: 'u', workload, tenants: [{ id: 's1', set: 'odd', documents: 3 }], dir, runId: 'r7', burst,
+    extraEnv: { FAKE_BURST_LINGER: '20', FAKE_BURST_TERM: 'ignore' }, burstGraceMs: 300, burstTermMs: 500 }),
+  (err) => err.name === 'RunError' && /^the burst's locust did not stop within 0\.5 s of SIGTERM, sent 0\.\d s after the measuring engine's end: killed$/.test(err.message));
+  assert.ok(Date.now() - t1 < 5000, `the engine that ignored SIGTERM was not killed (${Date.now() - t1} ms)`);
   // a shared engine (the default): one process, no role, no clock file
   const shared = mkdtempSync(join(tmpdir(), 'load-'));
   await runLoad({ locust: fakeLocust(shared), script: locustfile('experiment'), esUrl: 'u', workload, tenants: [{ id: 's1', set: 'odd', documents: 3 }], dir: shared, runId: 'r4', burst: { ...burst, engine: undefined } });

@@ -106,7 +106,8 @@ export async function measureSearch(run, variant, i, repDir, rep) {
     }
     rep.timeline = out.timeline;
     if (Object.keys(out.timelineBySet).length) rep.timeline_by_set = out.timelineBySet;
-    if (out.burstTenant) rep.burst = { tenant: out.burstTenant, ...out.burstWindow, ...(variant.burst?.kind ? { kind: variant.burst.kind } : {}), ...out.burstWrites };
+    if (out.burstTenant) rep.burst = { tenant: out.burstTenant, ...out.burstWindow, ...(variant.burst?.kind ? { kind: variant.burst.kind } : {}), ...out.burstWrites, ...(out.burstStoppedAfterS !== null ? { stopped_after_s: out.burstStoppedAfterS } : {}) };
+    if (out.burstStoppedAfterS !== null) log(`  the burst's engine was still sending ${out.burstStoppedAfterS} s after the shoppers' engine ended (arrivals it owed, load nobody measures): stopped`);
     rep.complete = out.crossTenantHits === 0;
     if (!rep.complete) rep.incomplete_reason = `${out.crossTenantHits} cross-tenant hits`;
     const f = rep.figures;

@@ -92,11 +92,12 @@ export function engineModeArgs(env) {
 /**
  * Runs the load engine for one repetition: `locust -f SCRIPT --headless --only-summary
  * --skip-log-setup` (the locustfile's own shape sets the users and stops at its end). Returns
- * { figures, summary, timeline, timelineBySet, points, t0, burstTenant, burstWindow, burstWrites, routes,
+ * { figures, summary, timeline, timelineBySet, points, t0, burstTenant, burstWindow, burstWrites, routes, burstStoppedAfterS,
  * loadCpuSeconds, measureWallMs, crossTenantHits, exitCode }.
  * `signal` (AbortSignal) stops it at once (Ctrl-C of the run).
  */
-export async function runLoad({ locust, script, esUrl, workload, tenants = null, dir, runId, signal, onMeasureStart, burst = null, extraEnv = {}, engineCpus = null, figures = figuresOf }) {
+export async function runLoad({ locust, script, esUrl, workload, tenants = null, dir, runId, signal, onMeasureStart, burst = null, extraEnv = {}, engineCpus = null, figures = figuresOf,
+  burstGraceMs = BURST_GRACE_MS, burstTermMs = BURST_TERM_MS }) {
   let tenantsFile = null;
   if (tenants) {
     tenantsFile = join(dir, 'tenants.json');
@@ -136,21 +137,16 @@ export async function runLoad({ locust, script, esUrl, workload, tenants = null,
   const kill = () => engines.forEach((e) => e.child.kill('SIGKILL'));
   signal?.addEventListener('abort', kill, { once: true });
   const timer = setTimeout(kill, bound);
-  // the shoppers' engine that ends before the burst's (it failed at its start: the burst's
-  // would wait for its clock in vain) ends the burst's too
   const exitCode = await main.exit;
-  if (side && side.child.exitCode === null) {
-    const grace = setTimeout(() => side.child.kill('SIGKILL'), exitCode === 0 || exitCode === 99 ? 30000 : 0);
-    await side.exit;
-    clearTimeout(grace);
-  }
+  const sideEnd = side ? await endBurstEngine(side, { mainOk: (exitCode === 0 || exitCode === 99) && !signal?.aborted, graceMs: burstGraceMs, termMs: burstTermMs }) : null;
   clearInterval(poll);
   clearTimeout(timer);
   signal?.removeEventListener('abort', kill);
   if (signal?.aborted) throw new RunError('interrupted', 130);
   // 0: every threshold held; 99: a threshold failed (the cross-tenant check): figures still count
   if (exitCode !== 0 && exitCode !== 99) throw new RunError(`locust exited with status ${exitCode}: ${tailOf(main.output)}`, 1);
-  const sideCode = side ? await side.exit : 0;
+  if (sideEnd?.killed) throw new RunError(`the burst's locust did not stop within ${burstTermMs / 1000} s of SIGTERM, sent ${sideEnd.stopped_after_s} s after the measuring engine's end: killed`, 1);
+  const sideCode = side ? sideEnd.code : 0;
   if (sideCode !== 0 && sideCode !== 99) throw new RunError(`the burst's locust exited with status ${sideCode}: ${tailOf(side.output)}`, 1);
   const summary = readSummary(dir, exitCode, main.output);
   const loadCpuSeconds = atMeasure?.ticks != null && last != null ? (last - atMeasure.ticks) / TICKS_PER_S : null;
@@ -171,11 +167,50 @@ export async function runLoad({ locust, script, esUrl, workload, tenants = null,
     burstWrites: env.BURST_KIND === 'resubmit' ? burstWritesOf(burstDir ? readSummary(burstDir, sideCode, side.output) : summary) : null,
     // the stores the engine routed to another group when the allocator moved them (GROUP_URLS, FOLLOW_S)
     routes: summary.routes ?? [],
+    // the burst's engine still sending after the measured window: stopped, so many seconds after
+    // the measuring engine's end (endBurstEngine); null when it ended by itself
+    burstStoppedAfterS: sideEnd?.stopped_after_s ?? null,
     loadCpuSeconds,
     measureWallMs: measureMs,
     crossTenantHits: summary.metrics.cross_tenant_hits?.values?.count ?? 0,
     exitCode,
   };
+}
+
+// How long the burst's own engine may go on after the measuring engine's end before it is told
+// to stop (SIGTERM), and how long it then has before SIGKILL. Its scenario ends with the measured
+// window, but a bot that fell behind (every slot of its pool taken: the left-alone crawl at the
+// lab's saturation) still dispatches the arrivals it owes, then drains them for up to a minute:
+// load nobody measures, on the next repetition's lab. CI's demo, 2026-12-07: killed by the old
+// 30-s SIGKILL, the repetition failed.
+export const BURST_GRACE_MS = 5000;
+export const BURST_TERM_MS = 30000;
+
+/**
+ * The burst's own engine (burst.engine: own) after the measuring engine's end: ended by itself
+ * within graceMs, or stopped with SIGTERM (Locust's own stop: its quitting event writes the
+ * summary, its exit code is its own), SIGKILL termMs later if it is still there. A measuring
+ * engine that failed (mainOk false: at its start, the burst's would wait for its clock in vain)
+ * has it killed at once. -> { code, stopped_after_s (null: ended by itself), killed }
+ */
+export async function endBurstEngine(side, { mainOk, graceMs = BURST_GRACE_MS, termMs = BURST_TERM_MS }) {
+  const ended = side.child.exitCode !== null || side.child.signalCode !== null;
+  if (ended) return { code: await side.exit, stopped_after_s: null, killed: false };
+  if (!mainOk) {
+    side.child.kill('SIGKILL');
+    return { code: await side.exit, stopped_after_s: null, killed: false };
+  }
+  const t0 = Date.now();
+  const within = (ms) => new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    side.exit.then(() => { clearTimeout(timer); resolve(true); });
+  });
+  if (await within(graceMs)) return { code: await side.exit, stopped_after_s: null, killed: false };
+  const stoppedAfterS = Math.round((Date.now() - t0) / 100) / 10;
+  side.child.kill('SIGTERM');
+  if (await within(termMs)) return { code: await side.exit, stopped_after_s: stoppedAfterS, killed: false };
+  side.child.kill('SIGKILL');
+  return { code: await side.exit, stopped_after_s: stoppedAfterS, killed: true };
 }
 
 /**
