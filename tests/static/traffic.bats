@@ -119,6 +119,30 @@ inspect() { local f="$1"; shift; env "$@" "$PY" tools/describe.py "$f"; }
   assert_equal "$(jq -r '.scenarios.clients | "\(.model) \(.users)"' <<<"$output")" "closed 2"
 }
 
+@test "a headless run told to stop (SIGTERM) ends as at its end: its summary written, the verdict's exit code" {
+  # Locust installs its own SIGTERM handler only after a headless shape run is over: without
+  # lib/run.py's, the signal kills the engine with nothing written (the runner stops a burst's
+  # engine that outlives the measured window this way)
+  local out="$BATS_TEST_TMPDIR/stop" pid watchdog rc=0 t
+  mkdir -p "$out"
+  PYTHONPATH="$REPO/traffic" RESULTS_DIR="$out" LOAD_METRICS_PORT=0 "$LOCUST" -f "$FIXTURES/stoppable.py" --headless --only-summary --skip-log-setup >"$out/log" 2>&1 3>&- &
+  pid=$!
+  # bounded: a run that ignored the signal would go on for its two minutes
+  (sleep 40; kill -KILL "$pid" 2>/dev/null) 3>&- &
+  watchdog=$!
+  sleep 4
+  t=$SECONDS
+  kill -TERM "$pid"
+  wait "$pid" || rc=$?
+  kill "$watchdog" 2>/dev/null || true
+  assert_equal "$rc" 0
+  ((SECONDS - t < 10)) || fail "the run took $((SECONDS - t)) s to stop after SIGTERM"
+  grep -q "^load: SIGTERM: stopping the run" "$out/log" || fail "no line says the run was told to stop: $(tail -3 "$out/log")"
+  assert_equal "$(jq -r .verdict "$out/summary.json")" PASS
+  jq -e '.state.testRunDurationMs >= 3000 and .state.testRunDurationMs < 30000' "$out/summary.json" >/dev/null \
+    || fail "the summary does not cover the run until the signal: $(jq -c .state "$out/summary.json")"
+}
+
 @test "the replay plan: written by the contract's parser, malformed lines by number, skipped or stopping" {
   local out="$BATS_TEST_TMPDIR/plan"
   mkdir -p "$out"

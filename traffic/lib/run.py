@@ -8,6 +8,12 @@ summary.json, exit 0 (every threshold held), 99 (one breached) or 2 (bad input, 
     run.open("storefront", rate=10, duration_s=60, work=page_view, cap=100)
     globals().update(run.locust_classes())      # Locust finds its users and shape here
 
+SIGTERM ends a run as its end would: the shape stops at its next tick, the quitting event writes
+summary.json and the exit code is the verdict's. (Locust installs its own SIGTERM handler only
+after a headless shape run is over, so without this one a headless run told to stop dies of the
+signal with nothing written: the experiment runner stops a burst's engine that outlives the
+measured window this way.)
+
 Two engines on one clock (a burst in a process of its own, traffic/experiment.py): the one that
 measures is given t0_out, a file it writes its clock's start to (epoch seconds) as the test
 starts; the other t0_in, the same file: it waits for it (T0_WAIT, 120 s) and schedules every
@@ -15,12 +21,13 @@ scenario from that start, so its start_s lands at the same instant as in the fir
 """
 import json
 import os
+import signal
 import sys
 import time
 
 import gevent
 from locust import LoadTestShape, User, constant, events, task
-from locust.runners import MasterRunner
+from locust.runners import MasterRunner, WorkerRunner
 
 from . import config
 from .arrivals import DEFAULT_LATE_MS, Dispatcher
@@ -94,6 +101,8 @@ class LoadRun:
         self.metrics = None
         self.t0 = None
         self.finished = False
+        # SIGTERM received: the shape ends the run at its next tick (_on_sigterm)
+        self.stop_requested = False
         events.init.add_listener(self._on_init)
         events.test_start.add_listener(self._on_test_start)
         events.quitting.add_listener(self._on_quitting)
@@ -136,7 +145,7 @@ class LoadRun:
                 last = max((sc.end_s for sc in run.scenarios), default=0.0)
                 t = self.get_run_time()
                 over = all(sc.done or (sc.model == "closed" and t >= sc.end_s and sc.in_flight == 0) for sc in run.scenarios)
-                if over or t >= last + run.drain_s + 5:
+                if run.stop_requested or over or t >= last + run.drain_s + 5:
                     return None
                 return users, max(1, users)
 
@@ -146,6 +155,9 @@ class LoadRun:
     # ---- lifecycle ---------------------------------------------------------------------------
     def _on_init(self, environment, **_kw):
         self.environment = environment
+        # where the shape runs (the only process, or the master): a worker has Locust's own handler
+        if not isinstance(environment.runner, WorkerRunner):
+            gevent.signal_handler(signal.SIGTERM, self._on_sigterm)
         if environment.web_ui:
             _guard_web_ui(environment)
         if isinstance(environment.runner, MasterRunner):
@@ -168,6 +180,12 @@ class LoadRun:
                 fail_setup(str(err))
             except Exception as err:  # noqa: BLE001 - SetupError and the lab's answers
                 fail_setup(str(err) if type(err).__name__ == "SetupError" else f"{type(err).__name__}: {err}")
+
+    def _on_sigterm(self):
+        # told to stop (the experiment runner, a supervisor): the run ends as at its end, its summary written
+        if not self.stop_requested:
+            self.stop_requested = True
+            print("load: SIGTERM: stopping the run; its summary is written as at its end", flush=True)
 
     def _on_test_start(self, environment, **_kw):
         if self.t0 is not None:

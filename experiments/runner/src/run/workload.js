@@ -188,8 +188,8 @@ export const BURST_TERM_MS = 30000;
 
 /**
  * The burst's own engine (burst.engine: own) after the measuring engine's end: ended by itself
- * within graceMs, or stopped with SIGTERM (Locust's own stop: its quitting event writes the
- * summary, its exit code is its own), SIGKILL termMs later if it is still there. A measuring
+ * within graceMs, or stopped with SIGTERM (traffic/lib/run.py ends the run as at its end: the
+ * summary written, its exit code its own), SIGKILL termMs later if it is still there. A measuring
  * engine that failed (mainOk false: at its start, the burst's would wait for its clock in vain)
  * has it killed at once. -> { code, stopped_after_s (null: ended by itself), killed }
  */
