@@ -153,7 +153,7 @@ if [ "$ENGINE_ROLE" = burst ]; then
   # a bot that fell behind: still sending after the measuring engine's end; Locust's SIGTERM
   # (its summary written, its own exit code), or an engine that ignores it
   if [ -n "$FAKE_BURST_LINGER" ]; then
-    if [ "$FAKE_BURST_TERM" = ignore ]; then trap '' TERM; else trap 'echo term > "$RESULTS_DIR/stopped"; exit 0' TERM; fi
+    if [ "$FAKE_BURST_TERM" = ignore ]; then trap '' TERM; elif [ "$FAKE_BURST_TERM" = die ]; then trap 'trap - TERM; kill -TERM $$' TERM; else trap 'echo term > "$RESULTS_DIR/stopped"; exit 0' TERM; fi
     # short sleeps: the trap runs between them, and a killed shell leaves no sleep behind
     i=0; while [ $i -lt $((FAKE_BURST_LINGER * 10)) ]; do sleep 0.1 >/dev/null 2>&1; i=$((i + 1)); done
   fi
@@ -226,6 +226,10 @@ test('runLoad with burst.engine own: the burst in an engine of its own, on the m
     extraEnv: { FAKE_BURST_LINGER: '20', FAKE_BURST_TERM: 'ignore' }, burstGraceMs: 300, burstTermMs: 500 }),
   (err) => err.name === 'RunError' && /^the burst's locust did not stop within 0\.5 s of SIGTERM, sent 0\.\d s after the measuring engine's end: killed$/.test(err.message));
   assert.ok(Date.now() - t1 < 5000, `the engine that ignored SIGTERM was not killed (${Date.now() - t1} ms)`);
+  // an engine that dies of a signal: its number as a shell has it, and its name
+  await assert.rejects(runLoad({ locust, script: locustfile('experiment'), esUrl: 'u', workload, tenants: [{ id: 's1', set: 'odd', documents: 3 }], dir, runId: 'r8', burst,
+    extraEnv: { FAKE_BURST_LINGER: '20', FAKE_BURST_TERM: 'die' }, burstGraceMs: 300, burstTermMs: 2000 }),
+  (err) => err.name === 'RunError' && err.message === 'the burst\'s locust exited with status 143: (killed by SIGTERM)');
   // a shared engine (the default): one process, no role, no clock file
   const shared = mkdtempSync(join(tmpdir(), 'load-'));
   await runLoad({ locust: fakeLocust(shared), script: locustfile('experiment'), esUrl: 'u', workload, tenants: [{ id: 's1', set: 'odd', documents: 3 }], dir: shared, runId: 'r4', burst: { ...burst, engine: undefined } });

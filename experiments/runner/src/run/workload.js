@@ -5,6 +5,7 @@
 // per request) the latency over time. The generator's own CPU use is sampled from /proc while it
 // runs, to report it beside the runner's.
 import { spawn } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
 import { createReadStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
@@ -247,7 +248,11 @@ function startEngine(locust, script, env) {
   child.stderr.on('data', keep);
   engine.exit = new Promise((resolve) => {
     child.on('error', (err) => { engine.output += `\n${err.message}`; resolve(127); });
-    child.on('close', (code, sig) => resolve(code ?? (sig ? 128 : 1)));
+    // a death by a signal says which (128 + its number, as a shell has it, and its name in the output)
+    child.on('close', (code, sig) => {
+      if (code === null && sig) engine.output += `\n(killed by ${sig})`;
+      resolve(code ?? (sig ? 128 + (osConstants.signals[sig] ?? 0) : 1));
+    });
   });
   return engine;
 }
