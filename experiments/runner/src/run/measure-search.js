@@ -23,8 +23,9 @@ export function unmeasuredSearch(run, v, dir, workload, tag) {
 
 /**
  * Unmeasured windows of variant `v`'s `workload` into `dir` (deleted after) until `steady(passes)`
- * or `maxPasses` of them: settling (settle.js) and calibrating (calibrate.js). Each window's
- * figures become a pass (`passOf`), told by `say(pass, n, steady)` -> { passes, steady }.
+ * or `maxPasses` of them: settling (settle.js), calibrating (calibrate.js) and learning
+ * (learnFirst). Each window's figures become a pass (`passOf`, which may be async), told by
+ * `say(pass, n, steady)` -> { passes, steady }.
  */
 export async function windowsUntilSteady(run, v, dir, workload, tag, { maxPasses, passOf, steady, say }) {
   const out = { passes: [], steady: false };
@@ -33,7 +34,8 @@ export async function windowsUntilSteady(run, v, dir, workload, tag, { maxPasses
     while (out.passes.length < maxPasses && !out.steady) {
       run.check();
       const { figures } = await unmeasuredSearch(run, v, dir, workload, tag);
-      const pass = passOf(figures);
+      // awaited: a pass may be what another part says after the window (learnFirst: the allocator)
+      const pass = await passOf(figures);
       out.passes.push(pass);
       out.steady = steady(out.passes);
       run.log(say(pass, out.passes.length, out.steady));
@@ -150,22 +152,17 @@ export const LEARN_PASSES = 3;
  */
 async function learnFirst(run, variant, alloc, loop) {
   if (!learnsTooLate(run.plan.workload, variant)) return;
-  let missing = unlearned(await alloc.api.call('GET', '/hot'), loop.groups);
-  if (!missing.length) return;
+  const missingNow = async () => unlearned(await alloc.api.call('GET', '/hot'), loop.groups);
+  if (!(await missingNow()).length) return;
   const windowS = Math.ceil(2 * variant.isolate.window_s);
   const workload = { ...run.plan.workload, measure: `${windowS}s`, measure_s: windowS };
-  const dir = join(run.dir, 'repetitions', `00-learn-${variant.name}`);
-  mkdirSync(dir, { recursive: true });
-  try {
-    for (let n = 1; missing.length && n <= LEARN_PASSES; n++) {
-      run.check();
-      await unmeasuredSearch(run, variant, dir, workload, 'learn');
-      missing = unlearned(await alloc.api.call('GET', '/hot'), loop.groups);
-      run.log(`  learning: ${variant.name} window ${n} (${windowS} s of the planned load, no burst, not measured): ${missing.length ? `no baseline yet for ${missing.join(', ')}` : `every group has its baseline (${loop.groups.join(', ')})`}`);
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { passes } = await windowsUntilSteady(run, variant, join(run.dir, 'repetitions', `00-learn-${variant.name}`), workload, 'learn', {
+    maxPasses: LEARN_PASSES,
+    passOf: missingNow,
+    steady: (ps) => ps.at(-1).length === 0,
+    say: (missing, n) => `  learning: ${variant.name} window ${n} (${windowS} s of the planned load, no burst, not measured): ${missing.length ? `no baseline yet for ${missing.join(', ')}` : `every group has its baseline (${loop.groups.join(', ')})`}`,
+  });
+  const missing = passes.at(-1);
   if (missing.length) run.log(`  learning: still no baseline for ${missing.join(', ')} after ${LEARN_PASSES} windows: the repetition judges those groups by the absolute objective until they have one`);
 }
 

@@ -195,23 +195,22 @@ export const BURST_TERM_MS = 30000;
  * has it killed at once. -> { code, stopped_after_s (null: ended by itself), killed }
  */
 export async function endBurstEngine(side, { mainOk, graceMs = BURST_GRACE_MS, termMs = BURST_TERM_MS }) {
-  const ended = side.child.exitCode !== null || side.child.signalCode !== null;
-  if (ended) return { code: await side.exit, stopped_after_s: null, killed: false };
-  if (!mainOk) {
-    side.child.kill('SIGKILL');
-    return { code: await side.exit, stopped_after_s: null, killed: false };
-  }
-  const t0 = Date.now();
-  const within = (ms) => new Promise((resolve) => {
+  const endedBy = (ms) => new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);
     side.exit.then(() => { clearTimeout(timer); resolve(true); });
   });
-  if (await within(graceMs)) return { code: await side.exit, stopped_after_s: null, killed: false };
-  const stoppedAfterS = Math.round((Date.now() - t0) / 100) / 10;
-  side.child.kill('SIGTERM');
-  if (await within(termMs)) return { code: await side.exit, stopped_after_s: stoppedAfterS, killed: false };
-  side.child.kill('SIGKILL');
-  return { code: await side.exit, stopped_after_s: stoppedAfterS, killed: true };
+  const out = { stopped_after_s: null, killed: false };
+  const running = side.child.exitCode === null && side.child.signalCode === null;
+  if (running && !mainOk) side.child.kill('SIGKILL');
+  else if (running && !(await endedBy(graceMs))) {
+    out.stopped_after_s = graceMs / 1000;
+    side.child.kill('SIGTERM');
+    if (!(await endedBy(termMs))) {
+      side.child.kill('SIGKILL');
+      out.killed = true;
+    }
+  }
+  return { code: await side.exit, ...out };
 }
 
 /**
