@@ -16,7 +16,7 @@ export PATH := $(if $(NODE_VERSION),$(or $(LAB_CACHE),$(CURDIR)/.lab/cache)/node
 NODE_READY := scripts/install/node.sh >/dev/null
 LAB := runtimes/lib/dispatch
 
-.PHONY: help up down status logs clean test test-compose node-kill node-restart bench-startup bench-shape bench-external render dashboards k8s console \
+.PHONY: help up down status logs clean test check test-compose node-kill node-restart bench-startup bench-shape bench-external render dashboards k8s console \
 	tenants hot groups tenant-add tenant-move tenant-rm plan rebalance bench-allocator bench-console \
 	seed seed-verify resubmit update querylog bench-seed bench-analysis \
 	load load-bot load-writes replay bench-load \
@@ -154,8 +154,11 @@ experiment-plan: ## NAME= the repetitions and window length that detect the arti
 	@scripts/experiment plan
 
 ## ---- Tests and benchmarks ----
-test: ## Run every test (starts and stops its own lab); ONLY=PATTERN for some; ends with "N passed, N failed"
+test: ## Run every test (starts and stops its own lab); ONLY=PATTERN for some; ends with "N passed, N failed" only when the run reached its end
 	@tests/run
+
+check: ## The no-lab tier for the inner loop (static bats, unit suites, the engine's pytest, k8s and promtool tests, two at a time); ONLY=PATTERN
+	@tests/check
 
 test-compose: ## The compose runtime for real: an engine (a private one as root), local images, a lab, tests/compose/; "N passed, N failed"
 	@tests/compose/run

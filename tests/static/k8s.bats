@@ -199,12 +199,3 @@ nodeset() { docs "$1/k8s/generated/10-elasticsearch.yaml" | jq -c --arg n "$2" "
   render_with 's/^ES_DATA_1_ROLES=.*/ES_DATA_1_ROLES=data,injest/' \
     "ES_DATA_1_ROLES=data,injest: unknown role 'injest' (known: $(node -p 'require("fs").readFileSync("packages/contract/src/topology.js","utf8").match(/KNOWN_ROLES = Object.freeze\(\[([^\]]*)\]/)[1].replace(/[\s\x27]/g,"").split(",").filter(Boolean).join(", ")'))"
 }
-
-@test "unit tests of the renderer (node --test k8s/test/)" {
-  # TAP asked for (newer Node versions print their spec reporter otherwise) and the files named
-  # (Node 22 and 24 load a directory argument as a module)
-  run node --test --test-reporter=tap k8s/test/*.test.mjs
-  assert_success
-  # the runner's own summary, the last lines: some tests passed, none failed or was cancelled
-  assert_output --regexp $'\n# pass [1-9][0-9]*\n# fail 0\n# cancelled 0\n'
-}
