@@ -68,18 +68,37 @@ SH
   chmod +x "$1/apt-get" "$1/dpkg-query"
 }
 
-# not_root_says_what_to_run: as another user than root (the lab's machines run as root), the one
-# line saying what to run is what there is to check; true then
-not_root_says_what_to_run() {
-  [[ $(id -u) -ne 0 ]] || return 1
-  run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" LAB_NODE_SKIP=1 bash -c 'source scripts/lib/config.sh; source scripts/lib/apt.sh; ensure_apt_packages tenantlab-fake'
+# apt_as_user DIR: ensure_apt_packages run by another user than root (nobody, through setpriv,
+# when the test runs as root: the lab's machines and CI run as root, so this path would never
+# run there otherwise), the fake apt of DIR first on its PATH
+apt_as_user() {
+  local cmd='source scripts/lib/config.sh; source scripts/lib/apt.sh; ensure_apt_packages tenantlab-fake'
+  if [[ $(id -u) -ne 0 ]]; then
+    run env PATH="$1:$PATH" LAB_NODE_SKIP=1 bash -c "$cmd"
+  else
+    chmod -R a+rX "$1"
+    run setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent PATH="$1:$PATH" LAB_NODE_SKIP=1 \
+      LAB_CACHE="$1/cache" bash -c "$cmd"
+  fi
+}
+
+# as_root: the install itself runs as root only (the fake apt-get stands in for it)
+as_root() { [[ $(id -u) -eq 0 ]] || skip "not root: the install runs as root only (the non-root path is its own test)"; }
+
+@test "as another user than root: one line saying what to run, non-zero, nothing installed" {
+  local bin
+  bin="$(mktemp -d /tmp/tenantlab-apt.XXXXXX)"
+  fake_apt "$bin" 0
+  apt_as_user "$bin"
+  rm -rf "$bin"
   assert_failure
   assert_output --partial "install them with: sudo apt-get install -y tenantlab-fake"
+  refute_output --partial "installing Debian packages"
 }
 
 @test "installing Debian packages: two lines, apt's and dpkg's kept out of sight" {
   fake_apt "$BATS_TEST_TMPDIR/bin" 0
-  not_root_says_what_to_run && return
+  as_root
   run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" LAB_NODE_SKIP=1 bash -c 'source scripts/lib/config.sh; source scripts/lib/apt.sh; ensure_apt_packages tenantlab-fake'
   assert_success
   assert_line --index 0 "installing Debian packages: tenantlab-fake..."
@@ -89,7 +108,7 @@ not_root_says_what_to_run() {
 
 @test "a failed Debian install: apt's last lines, then one line naming the packages, non-zero" {
   fake_apt "$BATS_TEST_TMPDIR/bin" 100
-  not_root_says_what_to_run && return
+  as_root
   run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" LAB_NODE_SKIP=1 bash -c 'source scripts/lib/config.sh; source scripts/lib/apt.sh; ensure_apt_packages tenantlab-fake'
   assert_failure
   assert_line "E: Sub-process /usr/bin/dpkg returned an error code (1)"

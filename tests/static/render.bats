@@ -32,11 +32,11 @@ depends() { jq -r --arg s "$2" '.services[$s].depends_on // {} | keys[]' "$1" | 
 
 @test "make render CHECK=1 passes on the committed tree and changes nothing" {
   local before
-  before="$(git status --porcelain -- compose grafana-dashboards)"
+  before="$(git status --porcelain -- runtimes/compose k8s/generated grafana-dashboards)"
   run clean_env make -s render CHECK=1
   assert_success
   refute_output --partial stale
-  assert_equal "$(git status --porcelain -- compose grafana-dashboards)" "$before"
+  assert_equal "$(git status --porcelain -- runtimes/compose k8s/generated grafana-dashboards)" "$before"
 }
 
 @test "the published runs hold only what the table and the reports are made of, and no machine's path" {
