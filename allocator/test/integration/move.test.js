@@ -137,13 +137,17 @@ describe('moving a tenant under load', () => {
         let split = false;
         for (let i = 0; i < 400; i++) {
           const j = (await allocator.request('GET', `/jobs/${move.body.id}`)).body;
-          killedAt = { phase: j.phase, copied: j.documents_copied };
+          killedAt = { state: j.state, phase: j.phase, copied: j.documents_copied };
           if (j.phase === 'copy' && j.documents_copied > 0) break;
           split ||= j.phase === 'split' || j.phase === 'copy';
           if (split && !['split', 'copy'].includes(j.phase)) break;
           await sleep(10);
         }
         await allocator.kill('SIGKILL');
+        // the drill proves the resume only if the job was still moving at the kill (as
+        // 60-move-faults.bats asserts of its node kill): not before its split, not after its end
+        assert.ok(killedAt.state === 'running' && ['split', 'copy', 'switch', 'cleanup'].includes(killedAt.phase),
+          `the allocator was killed with the job ${JSON.stringify(killedAt)}, not mid-move`);
         await sleep(1500);
         await allocator.spawn();
       }
