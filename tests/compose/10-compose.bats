@@ -48,6 +48,8 @@ containers() {
   run es GET "/_cat/nodeattrs?h=node,attr,value"
   assert_success
   local node
+  # a loop over nothing proves nothing: the topology has data nodes
+  [[ -n "$(data_nodes)" ]] || fail "no data node in the topology"
   for node in $(data_nodes); do
     assert_line --regexp "^$node +$LAB_GROUP_ATTR +$(node_var "$node" GROUP)\$"
   done
@@ -67,6 +69,8 @@ containers() {
   es GET "/_cluster/health/$index?wait_for_status=green&timeout=60s" >/dev/null
   run es GET "/_cat/shards/$index?h=node"
   assert_success
+  # every copy placed (2 shards, 1 replica): a loop over nothing proves nothing
+  assert_equal "${#lines[@]}" 4
   local node
   while read -r node; do
     assert_equal "$(node_var "$node" GROUP)" g2
