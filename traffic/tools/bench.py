@@ -21,6 +21,8 @@ import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# the locustfiles are the engine's, one folder up (tools/ holds what runs them)
+TRAFFIC = os.path.dirname(HERE)
 LOCUST = os.environ["LOCUST_BIN"]
 OUT = os.environ["BENCH_DIR"]
 RATES = [float(r) for r in os.environ.get("BENCH_RATES", "10 50 100 200 300 400 600 800").split()]
@@ -46,7 +48,7 @@ def run_locust(name, locustfile, env, settle_s=3.0):
     os.makedirs(d, exist_ok=True)
     e = {**os.environ, **env, "RESULTS_DIR": d, "RUN_ID": f"bench-load-{name}", "LOAD_METRICS_PORT": "0"}
     with open(os.path.join(d, "locust.log"), "w") as log:
-        p = subprocess.Popen([LOCUST, "-f", os.path.join(HERE, locustfile), "--headless", "--only-summary", "--loglevel", "WARNING"],
+        p = subprocess.Popen([LOCUST, "-f", os.path.join(TRAFFIC, locustfile), "--headless", "--only-summary", "--loglevel", "WARNING"],
                              env=e, stdout=log, stderr=subprocess.STDOUT)
         start = time.time()
         first = last = None
@@ -65,7 +67,8 @@ def run_locust(name, locustfile, env, settle_s=3.0):
         with open(os.path.join(d, "summary.json")) as f:
             summary = json.load(f)
     except (OSError, ValueError):
-        summary = None
+        # an engine that wrote nothing is a broken benchmark, not a rate of 0: one line, non-zero
+        sys.exit(f"bench-load: the load engine ({locustfile}, {name}) wrote no summary (exit {p.returncode}): see {os.path.join(d, 'locust.log')}")
     return p.returncode, summary, cpu
 
 
