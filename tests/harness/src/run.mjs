@@ -32,7 +32,7 @@ export async function main(argv, { root }) {
   const ctx = {
     root, env, tally, out, ci, only: opts.only ?? env.ONLY ?? '', jobs: Number(env.HARNESS_JOBS ?? 2),
     limits: loadLimits(opts.limits ?? path.join(root, 'tests/limits.tsv')),
-    batsDir: null, cleanups: [], python: null,
+    batsDir: null, cleanups: [], pythonPath: null,
   };
   const startedAt = new Date().toISOString();
   let ending = false;
@@ -82,7 +82,6 @@ function parseOptions(args) {
   return o;
 }
 
-const rel = (ctx, p) => path.relative(ctx.root, p);
 const selected = (ctx, p) => !ctx.only || new RegExp(ctx.only).test(path.join(ctx.root, p));
 const scriptPath = (ctx, p) => path.join(ctx.root, p);
 
@@ -103,13 +102,18 @@ async function installTools(ctx) {
   const ok = await step(ctx, 'install Debian packages', 'bash', ['-c', 'source scripts/lib/apt.sh && ensure_apt_packages curl jq procps iproute2'])
     && await step(ctx, 'install the Node.js dependencies', scriptPath(ctx, 'scripts/install/npm-deps.sh'));
   if (!ok) throw new Stop('the test tools could not be installed');
+  await installBats(ctx);
+  if (!await step(ctx, 'build Compose v2', scriptPath(ctx, 'scripts/install/compose.sh'), [], { quiet: true })) throw new Stop('Compose v2 could not be built');
+}
+
+// installBats: bats-core and its libraries (cached); sets ctx.batsDir
+async function installBats(ctx) {
   const b = await capture(scriptPath(ctx, 'scripts/install/bats.sh'), [], { cwd: ctx.root, env: ctx.env });
   if (b.rc !== 0) { for (const l of b.lines) ctx.out(l); ctx.tally.failStep('install bats'); throw new Stop('bats could not be installed'); }
   ctx.batsDir = b.lines.at(-1);
-  if (!await step(ctx, 'build Compose v2', scriptPath(ctx, 'scripts/install/compose.sh'), [], { quiet: true })) throw new Stop('Compose v2 could not be built');
-  // the load engine's Python (its venv), for the pytest suite: installed when first needed
-
 }
+
+// the load engine's Python (its venv), for the pytest suite: installed when first needed
 
 async function ensurePython(ctx) {
   if (ctx.pythonPath) return true;
@@ -151,6 +155,18 @@ function workspaceTestPackages(ctx) {
   return dirs;
 }
 
+// the packages with an integration suite (test:integration) on a running lab
+const integrationPackages = (ctx) => workspaceTestPackages(ctx).filter((d) => selected(ctx, `${d}/test/`) && hasScript(ctx, d, 'test:integration'));
+
+// the integration suites' environment: the seeder's fault test kills and restarts a data node
+const integrationEnv = (ctx, env) => ({ ...env, SEED_IT_KILL_CMD: `${ctx.root}/scripts/lab kill es-data-3`, SEED_IT_RESTART_CMD: `${ctx.root}/scripts/lab restart es-data-3` });
+
+// engineAnswers(env, {compose}): a Docker engine answers (and compose v2 with it)
+async function engineAnswers(env, { compose = false } = {}) {
+  const cmd = `timeout 10 docker version${compose ? ' && timeout 10 docker compose version' : ''}`;
+  return (await capture('bash', ['-c', cmd], { env })).rc === 0;
+}
+
 const hasScript = (ctx, dir, name) => Boolean(JSON.parse(readFileSync(path.join(ctx.root, dir, 'package.json'), 'utf8')).scripts?.[name]);
 
 // runMany(ctx, suites, width, env): suites `width` at a time, each printed whole when it ends
@@ -169,11 +185,7 @@ async function checkRun(ctx) {
 }
 
 async function suitesRun(ctx, specs) {
-  const needsBats = specs.some((s) => s.startsWith('bats='));
-  if (needsBats) {
-    const b = await capture(scriptPath(ctx, 'scripts/install/bats.sh'), [], { cwd: ctx.root, env: ctx.env });
-    ctx.batsDir = b.lines.at(-1);
-  }
+  if (specs.some((s) => s.startsWith('bats='))) await installBats(ctx);
   const list = [];
   const flushList = async () => { await runMany(ctx, list.splice(0), ctx.jobs); };
   for (const spec of specs) {
@@ -192,17 +204,18 @@ async function suitesRun(ctx, specs) {
 
 // ---- make test: the native run ----
 async function nativeRun(ctx) {
-  const { tally, root } = ctx;
+  const { tally } = ctx;
   await installTools(ctx);
   const live = globDir(ctx, 'tests/live', /\.bats$/).filter((f) => selected(ctx, f)).map(S.bats);
   const noLab = noLabSuites(ctx);
-  const integration = workspaceTestPackages(ctx).filter((d) => selected(ctx, `${d}/test/`) && hasScript(ctx, d, 'test:integration'));
+  const integration = integrationPackages(ctx);
   const labDir = ctx.env.LAB_DIR;
   let lab = null;
   const stopNative = () => stopTestLab(ctx);
   if (live.length + integration.length) {
     // the test lab starts while the static and unit suites run: its JVMs' start is mostly waiting
-    tally.startPart(`starting a fresh test lab in ${labDir}, beside the static and unit suites`);
+    // not a part of its own: it runs beside the next one (its time is in its "is up" line)
+    ctx.out(`# starting a fresh test lab in ${labDir}, beside the static and unit suites`);
     ctx.cleanups.push(stopNative);
     lab = startTestLab(ctx);
   }
@@ -217,7 +230,7 @@ async function nativeRun(ctx) {
       const env = { ...ctx.env, SEED: '0' };
       for (const s of live) await S.runSuite(ctx, s, { env });
       // the seeder's fault test kills and restarts a data node of this test lab
-      const itEnv = { ...ctx.env, SEED_IT_KILL_CMD: `${root}/scripts/lab kill es-data-3`, SEED_IT_RESTART_CMD: `${root}/scripts/lab restart es-data-3` };
+      const itEnv = integrationEnv(ctx, ctx.env);
       for (const d of integration) {
         tally.startPart(`${d} integration tests (real cluster)`);
         await S.runSuite(ctx, S.npm(d, 'test:integration'), { env: itEnv });
@@ -272,7 +285,7 @@ function composeSelection(ctx, standalone) {
   const endFiles = globDir(ctx, 'tests/compose', /^9.*\.bats$/).filter((f) => selected(ctx, f)).map(S.bats);
   // the integration suites speak HTTP to Elasticsearch only: under make test they ran on the
   // native lab, so they run here only when this part runs alone (make test-compose)
-  const integration = standalone ? ['allocator', 'seed-data'].filter((d) => selected(ctx, `${d}/test/`)) : [];
+  const integration = standalone ? integrationPackages(ctx) : [];
   return { files, endFiles, integration };
 }
 
@@ -283,7 +296,7 @@ async function composePart(ctx, { standalone = false } = {}) {
   const before = { runtime: tally.runtime, stepFile: tally.stepFile };
   if (!standalone) {
     if (base.TEST_COMPOSE === '0') { tally.stepSkip('compose runtime', 'TEST_COMPOSE=0'); return; }
-    const answers = (await capture('timeout', ['10', 'docker', 'version'], { env: base })).rc === 0;
+    const answers = await engineAnswers(base);
     const mayStart = process.getuid?.() === 0 && (ctx.ci || base.TEST_COMPOSE === '1');
     if (!answers && !mayStart) {
       tally.stepSkip('compose runtime', 'no Docker engine answers and no private one may start here (it needs root and CI=true or TEST_COMPOSE=1)');
@@ -305,14 +318,15 @@ async function composePart(ctx, { standalone = false } = {}) {
         if (left.length) { tally.failStep(`${kind} left behind after clean: ${left.join(' ')}`); await run('docker', [...rm, ...left], { env }); }
       }
     }
-    if (engineStarted && !await step(ctx, 'stop the private Docker engine', scriptPath(ctx, 'scripts/docker-engine'), ['stop'], { env })) { /* counted */ }
+    // a failure to stop it is counted by step
+    if (engineStarted) await step(ctx, 'stop the private Docker engine', scriptPath(ctx, 'scripts/docker-engine'), ['stop'], { env });
     rmSync(env.LAB_DIR, { recursive: true, force: true });
     Object.assign(tally, before);
   };
   ctx.cleanups.push(cleanup);
   try {
     ctx.out('# Docker engine');
-    const answers = !base.DOCKER_HOST && (await capture('bash', ['-c', 'timeout 10 docker version && timeout 10 docker compose version'], { env })).rc === 0;
+    const answers = !base.DOCKER_HOST && await engineAnswers(env, { compose: true });
     if (answers) ctx.out('# using the Docker engine that answers');
     else {
       const r = await capture(scriptPath(ctx, 'scripts/docker-engine'), ['start'], { cwd: root, env });
@@ -333,7 +347,7 @@ async function composePart(ctx, { standalone = false } = {}) {
     if (!await step(ctx, 'make up (compose test lab)', scriptPath(ctx, 'scripts/lab'), ['up'], { env: { ...env, SEED: '0' }, limitName: 'scripts/lab up' })) return;
     const runEnv = { ...env, SEED: '0' };
     for (const s of sel.files) await S.runSuite(ctx, s, { env: runEnv });
-    const itEnv = { ...env, SEED_IT_KILL_CMD: `${root}/scripts/lab kill es-data-3`, SEED_IT_RESTART_CMD: `${root}/scripts/lab restart es-data-3` };
+    const itEnv = integrationEnv(ctx, env);
     for (const d of sel.integration) await S.runSuite(ctx, S.npm(d, 'test:integration'), { env: itEnv });
     for (const s of sel.endFiles) await S.runSuite(ctx, s, { env: runEnv });
   } finally {
