@@ -132,7 +132,7 @@ dashboards: ## Rebuild the Grafana dashboards' JSON and datasource from grafana-
 experiments: ## List the experiments: name, hypothesis, source, expected direction, time
 	@scripts/experiment list
 
-experiment: ## Run NAME= [QUICK=1] [REPEAT=N] [LAB=own|running]: repeated, interleaved runs; table, verdict, report
+experiment: ## Run NAME= [QUICK=1] [REPEAT=N] [LAB=own|running] [SPECS=DIR: DIR/NAME.yaml]: repeated, interleaved runs; table, verdict, report
 	@scripts/experiment run
 
 demo: ## The noisy neighbour, live on the running lab (~5 min; QUICK=1 about 3 on a warm lab, up to 5 more on one just started; REPEAT=N repetitions, default 1): a bot floods one store, the allocator flags and moves it; at the end how often it did, and the report
@@ -183,7 +183,7 @@ bench-console: ## What one open console costs the allocator (CPU with and withou
 	  CHROMIUM="$$(sed -n 1p <<<"$$tools")" PUPPETEER_DIR="$$(sed -n 2p <<<"$$tools")" BENCH_ONLY=console \
 	  BENCH_SAVE="$(if $(BENCH_SAVE),$(abspath $(BENCH_SAVE)))" node bench/run.js
 
-bench-allocator: ## Placement plan for 100k tenants, API p99 at 200 req/s, move docs/s, the observer's cost with 1,000 tenants (needs `make up`) [BENCH_ONLY= BENCH_SAVE=allocator/bench/results/bench-allocator.json keeps the run make render shows]
+bench-allocator: ## Placement plan for 100k tenants, API p99 at 200 req/s, move docs/s, the observer's cost with 1,000 tenants (needs `make up`) [BENCH_ONLY= BENCH_SECONDS= BENCH_WARMUP= BENCH_DOCS= BENCH_TENANTS= BENCH_SAVE=allocator/bench/results/bench-allocator.json keeps the run make render shows]
 	@scripts/install/npm-deps.sh allocator && cd allocator && BENCH_SAVE="$(if $(BENCH_SAVE),$(abspath $(BENCH_SAVE)))" node bench/run.js
 
 bench-load: ## Highest open-model storefront RATE held (p95 under the threshold, < 1% late arrivals), the generator's CPU at 10, 200, 400/s and in an ingest window, its latency against ES took (needs `make up`)

@@ -59,6 +59,8 @@ export async function benchApi({ prefix, policyFile, duration = 10, warmup = 3 }
     for (const [name, { path, method, body }] of cases) {
       if (warmup > 0) await run(`${a.url}${path}`, { seconds: warmup, method, body });
       const res = await run(`${a.url}${path}`, { seconds: duration, method, body });
+      // no answer at all is a broken load or allocator, not a latency of 0 ms
+      if (!(res.totalRequests > res.totalErrors)) throw new Error(`loadtest: ${name}: ${res.totalErrors} of ${res.totalRequests} requests failed (${a.url}${path})`);
       out[name] = {
         rate: RATE,
         seconds: duration,

@@ -1,14 +1,15 @@
 // The observer's own cost (issue: "its Elasticsearch calls per interval, and its CPU, with 1,000
-// tenants"): two real allocators on the lab's cluster, one holding 1,000 tenants, the baseline 10,
-// each tenant with one document and searched once with its stats group (so _stats carries a
-// group per tenant); both observe every second for the measured span, and probe each group at the
-// lab policy's rate (observe.probeIntervalMs). During the span a steady stand-in for shoppers
-// (SHOPPERS_PER_S searches per second on random tenants, each tagged with its stats group) runs,
-// so the probe's share of each group's search time is a share of something. Reported: the
-// allocator process's CPU (from /proc) per observation, the time of one observation
-// (GET /hot?fresh=true), the Elasticsearch calls per observation and per second (the five of an
-// observation plus the probes, counted from what the observer reports), and the probe's share of
-// each group's search time; as figures and as ratios to the baseline measured in the same run.
+// tenants"): two real allocators on the lab's cluster, one holding 1,000 tenants (BENCH_TENANTS),
+// the baseline 10, each tenant with one document and searched once with its stats group (so
+// _stats carries a group per tenant); both observe every second for the measured span, and probe
+// each group at the lab policy's rate (observe.probeIntervalMs). During the span a steady
+// stand-in for shoppers (SHOPPERS_PER_S searches per second on random tenants, each tagged with
+// its stats group) runs, so the probe's share of each group's search time is a share of
+// something. Reported: the allocator process's CPU (from /proc) per observation, the time of one
+// observation (GET /hot?fresh=true), the Elasticsearch calls per observation and per second (the
+// five of an observation plus the probes, counted from what the observer reports), and the
+// probe's share of each group's search time; as figures and as ratios to the baseline measured in
+// the same run.
 import { readFileSync } from 'node:fs';
 import { AllocatorProcess, cleanup, sleep, testPolicyFile } from '../test/integration/harness.js';
 import { cpuSeconds, placeTenants, shoppers } from './tenants.js';
@@ -61,9 +62,9 @@ async function measureOne({ prefix, tenants, seconds }) {
   }
 }
 
-export async function benchObserve({ prefix, seconds = 30 }) {
+export async function benchObserve({ prefix, seconds = 30, tenants = 1000 }) {
   const baseline = await measureOne({ prefix: `${prefix}b-`, tenants: 10, seconds });
-  const large = await measureOne({ prefix: `${prefix}k-`, tenants: 1000, seconds });
+  const large = await measureOne({ prefix: `${prefix}k-`, tenants, seconds });
   const ratio = (k) => (baseline[k] ? Math.round((large[k] / baseline[k]) * 100) / 100 : null);
   return { baseline, large, ratio: { cpu: ratio('cpu_ms_per_observation'), observation_ms: ratio('observation_ms_median') } };
 }

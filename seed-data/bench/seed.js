@@ -107,10 +107,17 @@ async function main() {
       const args = [bin, 'seed', '-p', 'ci', '--seed', String(seed), '--scale', String(scale), '--tenant-prefix', prefix, '--allocator', allocator.url, '--wait-green', '0', ...seederArgs];
       const { out } = await run(args);
       const m = /seed: (\d+) documents in ([\d.]+)s.*verified (\d+) documents/.exec(out);
+      // a seeder that exits 0 without its closing line measured nothing: no figure from it
+      if (!m) throw new Error(`seeder: exited 0 without its "seed: N documents in S s ... verified N documents" line (it printed: ${out.trim().split('\n').at(-1) || 'nothing'})`);
       r = { docs: Number(m[1]), seconds: Number(m[2]), verified: Number(m[3]) };
     } else {
       const cfg = { esUrl, allocatorUrl: allocator.url, seed, scale, prefix, flushBytes: bulk.flushBytes, concurrency: bulk.concurrency, stateDir };
-      r = JSON.parse((await run([variantJs, name, JSON.stringify(cfg)])).out.trim().split('\n').at(-1));
+      const last = (await run([variantJs, name, JSON.stringify(cfg)])).out.trim().split('\n').at(-1);
+      try {
+        r = JSON.parse(last);
+      } catch {
+        throw new Error(`${name}: bench/variant.js exited 0 without its JSON line (it printed: ${last || 'nothing'})`);
+      }
     }
     // The whole child's CPU (the seeder's includes its start and its verification)
     const processCpu = childrenCpu() - me0;

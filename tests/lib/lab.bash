@@ -49,6 +49,16 @@ shift_ports() {
   shift_lab_ports "$offset"
 }
 
+# stop_group PID: stops the process group PID leads (a background job started with `setsid ...
+# 3>&- &`, so that what it forks, Locust's workers too, goes with it and no child holds bats'
+# fd 3 open past the test): TERM, up to 10 s, then KILL
+stop_group() {
+  local pid="$1" i
+  kill -TERM -- "-$pid" 2>/dev/null || return 0
+  for ((i = 0; i < 50; i++)); do kill -0 -- "-$pid" 2>/dev/null || return 0; sleep 0.2; done
+  kill -KILL -- "-$pid" 2>/dev/null || true
+}
+
 # lab_pids DIR: live JVMs of the lab whose state is in DIR
 lab_pids() { pgrep -f -- "-Dtenantlab.lab=$1 " || true; }
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env bats
 # Experiments (make experiment; the runner package @tenantlab/experiments) on the running test lab: every delivered
-# experiment with QUICK=1 REPEAT=2 writes a whole report (every variant and repetition, numeric
+# experiment with QUICK=1 (on a copy of its spec that keeps two variants: tests/lib/quick-spec.mjs)
+# writes a whole report (every variant and repetition, numeric
 # figures, a computed verdict per expected direction, valid SVG charts, results.json valid
 # against its schema) and leaves the lab's indices and aliases as they were; Ctrl-C cleans up and
 # still writes what was measured; bad input is one line, exit 2, nothing created. No test looks
-# at a timing or a verdict's value: figures come from full runs (experiments/results/).
-# About 9 minutes on 2 cores.
+# at a timing or a verdict's value: figures come from full runs (experiments/results/). The
+# experiments that start labs of their own run after the test lab stops
+# (tests/own-lab/20-experiments.bats). About 7 minutes on 2 cores.
 
 bats_require_minimum_version 1.5.0
 
@@ -18,44 +20,6 @@ setup() {
   CLI="$(runner_dir)/bin/tenantlab-experiment"
 }
 
-# check_report DIR VARIANTS REPS EXPECTS: the structure of a finished run's report
-check_report() {
-  local dir="${1%/}" variants="$2" reps="$3" expects="$4" r="$1/results.json" n
-  [[ -s "$r" ]] || fail "no results.json in $dir"
-  results_valid "$r"
-  run_complete "$r"
-  assert_equal "$(jq -r '.variants | length' "$r")" "$variants"
-  # every variant: REPEAT repetitions, each with numeric figures and Elasticsearch's own
-  n="$(jq --argjson reps "$reps" "$FIT"'[.variants[] | select((.repetitions | length) == $reps
-      and all(.repetitions[]; fit and (.figures.requests > 0)
-        and ([.figures.avg_ms, .figures.p50_ms, .figures.p95_ms, .figures.p99_ms, .figures.throughput_rps] | all(type == "number"))
-        and (.figures.es.query_ms_per_query | type == "number") and (.timeline | length > 0)))] | length' "$r")"
-  assert_equal "$n" "$variants"
-  assert_equal "$(jq '[.variants[] | select(.layout.docs > 0 and .layout.primary_shards > 0)] | length' "$r")" "$variants"
-  # rounds: every round holds every variant once, in an order drawn from the recorded seed; each
-  # repetition knows its round and its place in it
-  assert_equal "$(jq -r --argjson v "$variants" '[.plan.rounds[] | unique | length == $v] | all' "$r")" true
-  assert_equal "$(jq -r '.plan.order_seed | type' "$r")" number
-  assert_equal "$(jq -r '[.variants[].repetitions[] | (.measured_round > 0) and (.position > 0)] | all' "$r")" true
-  # a QUICK run is a smoke run: no verdict, and it says so ($expects directions unjudged)
-  assert_equal "$(jq '.plan.expect | length' "$r")" "$expects"
-  # (a smoke run that failed by late arrivals alone says so: run_complete above let it through)
-  assert_equal "$(jq -r '[(.verdicts | length), .plan.smoke] | join(",")' "$r")" "0,true"
-  local smoke
-  smoke="$(jq -r 'if .complete then "passed" else "failed" end' "$r")"
-  assert_equal "$(jq -r .smoke.result "$r")" "$smoke"
-  # environment and the runner's own figures, the JVMs, and whether the run may be published
-  assert_equal "$(jq -r '[.environment.machine.cores, .environment.versions.elasticsearch, .environment.git_commit, .runner.wall_seconds] | all(. != null)' "$r")" true
-  assert_equal "$(jq -r '[.environment.jvm.nodes[] | (.version | length > 0) and (.heap_max_bytes > 0) and (.gc | length > 0)] | (length > 0) and all' "$r")" true
-  assert_equal "$(jq -r '[.environment.git_clean, .environment.publishable.ok] | map(type) | join(",")' "$r")" "boolean,boolean"
-  measured_with_locust "$dir"
-  # the report: every variant and the smoke line; charts are SVG that parse as XML
-  for v in $(jq -r '.variants[].name' "$r"); do grep -q -- "$v" "$dir/report.md" || fail "report.md does not name variant $v"; done
-  grep -q "\*\*smoke run, no verdict\*\* ($smoke" "$dir/report.md" || fail "report.md does not say it is a smoke run ($smoke)"
-  grep -q '<svg' "$dir/report.html" || fail "report.html has no inline chart"
-  svgs_valid "$dir" 2
-}
-
 @test "experiments list: every experiment with its hypothesis, source, expected direction and time" {
   run make -s experiments
   assert_success
@@ -66,26 +30,30 @@ check_report() {
   assert_output --partial "expects: "
 }
 
-@test "h1-shard-count QUICK=1 REPEAT=1 on the running lab: a whole report, the lab as before" {
-  quick_runs_here
-  local before
-  before="$(lab_state)"
-  # REPEAT=1 keeps the suite under its budget; h2 below runs REPEAT=2 (interleaved rounds)
-  run make -s experiment NAME=h1-shard-count QUICK=1 REPEAT=1 LAB=running
-  assert_success
-  assert_output --partial "verdicts:"
-  check_report "$(latest_run h1-shard-count)" 4 1 1
-  assert_equal "$(lab_state)" "$before"
-}
-
-@test "h2-split-index QUICK=1 REPEAT=2 on the running lab: a whole report, the lab as before" {
+@test "h1-shard-count QUICK=1 REPEAT=1 on the running lab, two of its shard counts: a whole report, the lab as before" {
   quick_runs_here
   local before dir
   before="$(lab_state)"
-  run make -s experiment NAME=h2-split-index QUICK=1 REPEAT=2 LAB=running
+  # REPEAT=1 keeps the suite under its budget; h2 below runs REPEAT=2 (interleaved rounds)
+  run make -s experiment NAME=h1-shard-count QUICK=1 REPEAT=1 LAB=running SPECS="$(quick_specs h1-shard-count s16 s2)"
+  assert_success
+  assert_output --partial "verdicts:"
+  dir="$(latest_run h1-shard-count)"
+  check_report "$dir" 2 1 1
+  assert_equal "$(left_out "$dir/results.json")" "s4,s8"
+  assert_equal "$(jq -c '[.variants[].layout.primary_shards]' "$dir/results.json")" '[16,2]'
+  assert_equal "$(lab_state)" "$before"
+}
+
+@test "h2-split-index QUICK=1 REPEAT=2 on the running lab, one index against two: a whole report, the lab as before" {
+  quick_runs_here
+  local before dir
+  before="$(lab_state)"
+  run make -s experiment NAME=h2-split-index QUICK=1 REPEAT=2 LAB=running SPECS="$(quick_specs h2-split-index 1x8 2x4)"
   assert_success
   dir="$(latest_run h2-split-index)"
-  check_report "$dir" 4 2 2
+  check_report "$dir" 2 2 1
+  assert_equal "$(left_out "$dir/results.json")" "1x16,2x8"
   # the split variants put odd store numbers in one index and even ones in the other
   assert_equal "$(jq '[.variants[] | select(.name == "2x4") | .layout.indices | length][0]' "$dir/results.json")" 2
   assert_equal "$(lab_state)" "$before"
@@ -130,52 +98,6 @@ compare_with_changed_copy() {
   run make -s experiment-runs NAME=h2-split-index
   assert_success
   assert_output --partial "h2-split-index/$(jq -r .run_id "$dir/results.json")"
-}
-
-# The two experiments that set their own lab run once each (REPEAT=1: 9 and 6 variants on labs
-# of their own would double the suite's time at REPEAT=2); a QUICK run is a smoke run anyway.
-# quick_own_lab NAME VARIANTS EXPECTS: the whole report of NAME's QUICK run in $dir ($r its
-# results.json); afterwards nothing of the experiment's lab runs and the test lab is as before.
-quick_own_lab() {
-  local before
-  before="$(lab_state)"
-  run make -s experiment NAME="$1" QUICK=1 REPEAT=1
-  assert_success
-  assert_output --partial "verdicts:"
-  dir="$(latest_run "$1")" r="$(latest_run "$1")results.json"
-  check_report "$dir" "$2" 1 "$3"
-  assert_equal "$(lab_pids "$REPO/.lab/experiments")" ""
-  assert_equal "$(lab_state)" "$before"
-}
-
-@test "explorium-shards-replicas QUICK=1 REPEAT=1 on a lab of its own with its node sizes: a whole report, then nothing of that lab" {
-  quick_runs_here
-  local dir r
-  quick_own_lab explorium-shards-replicas 9 3
-  # its lab: started once, every data node at half a core (what make up applied, as it said)
-  assert_equal "$(jq -r '.lab.mode' "$r") $(jq '.lab.starts | length' "$r")" "own 1"
-  local shape
-  shape="$(jq -r '.lab.starts[0].shape' "$r")"
-  for n in $(data_nodes); do [[ "$shape" == *"$n 0.5 cores"* ]] || fail "$n not at 0.5 cores in '$shape'"; done
-  # query vs fetch time and rejections per cell, from Elasticsearch's own figures
-  assert_equal "$(jq '[.variants[].repetitions[].figures.es | select((.fetch_ms_per_fetch | type == "number") and (.search_rejected | type == "number"))] | length' "$r")" 9
-  grep -q 'by-variant-throughput_rps.svg' "$dir/report.md" || fail "no queries/s chart in the report"
-}
-
-@test "h3-index-groups QUICK=1 REPEAT=1: groups per index, store halves, a burst shaped and unshaped on a restarted lab" {
-  quick_runs_here
-  local dir r
-  quick_own_lab h3-index-groups 6 6
-  # one fresh lab, then the same data restarted with SHAPE=off for the unshaped burst
-  assert_equal "$(jq -c '[.lab.starts[] | [.fresh, (.lab.shape // "lab.env")]]' "$r")" '[[true,"lab.env"],[false,"off"]]'
-  [[ "$(jq -r '.lab.starts[0].shape' "$r")" == "SHAPE=groups"* ]]
-  [[ "$(jq -r '.lab.starts[1].shape' "$r")" == "SHAPE=off"* ]]
-  # each half measured in every variant; before / during the burst where there was one
-  assert_equal "$(jq '[.variants[].repetitions[].figures.by_set | select((.odd.avg_ms | type == "number") and (.even.avg_ms | type == "number"))] | length' "$r")" 6
-  assert_equal "$(jq '[.variants[] | select(.burst) | .repetitions[] | select((.figures.by_set.even.burst_p95_ratio | type == "number") and (.burst.tenant | length > 0) and (.timeline_by_set.even | length > 0))] | length' "$r")" 2
-  # the bound direction (judged in full runs only) and the burst chart
-  assert_equal "$(jq '[.plan.expect[] | select(.form == "bound" and .bound == 1.1)] | length' "$r")" 1
-  [[ -s "$dir/burst-timeline.svg" ]] || fail "no burst timeline chart"
 }
 
 @test "make demo QUICK=1: the noisy-neighbour story told on the running lab, its report complete, the lab as before" {
@@ -252,7 +174,7 @@ quick_own_lab() {
   quick_runs_here
   local before log="$BATS_TEST_TMPDIR/run.log" pid dir deadline
   before="$(lab_state)"
-  node "$CLI" run h2-split-index --quick --repeat 2 --lab running --es-url "$ES" --locust "$(scripts/install/locust.sh)" --results "$RESULTS" >"$log" 2>&1 3>&- &
+  node "$CLI" run h2-split-index --quick --repeat 2 --dir "$(quick_specs h2-split-index 1x8 2x4)" --lab running --es-url "$ES" --locust "$(scripts/install/locust.sh)" --results "$RESULTS" >"$log" 2>&1 3>&- &
   pid=$!
   deadline=$((SECONDS + 240))
   until grep -qs '^\[2/' "$log"; do
@@ -275,7 +197,7 @@ quick_own_lab() {
     || fail "the measured repetition is missing from results.json"
 }
 
-@test "bad input: no NAME, unknown experiment, REPEAT (and too few for a verdict), QUICK, LAB, ORDER_SEED, PUBLISH: one line, exit 2, nothing started" {
+@test "bad input: no NAME, unknown experiment, REPEAT (and too few for a verdict), QUICK, LAB, ORDER_SEED, PUBLISH, SPECS, a spec copy's variant: one line, exit 2, nothing started" {
   run make -s experiment
   assert_failure 2
   assert_output --partial "NAME= is required"
@@ -301,6 +223,12 @@ quick_own_lab() {
   run make -s experiment NAME=h2-split-index LAB=yours
   assert_failure 2
   assert_output --partial "LAB=yours"
+  run make -s experiment NAME=h2-split-index SPECS="$BATS_TEST_TMPDIR/none"
+  assert_failure 2
+  assert_output --partial "error: SPECS=$BATS_TEST_TMPDIR/none: not a folder"
+  run node tests/lib/quick-spec.mjs experiments/h2-split-index.yaml "$BATS_TEST_TMPDIR/q" 1x8 9x9
+  assert_failure 2
+  assert_output "quick-spec: h2-split-index.yaml has no variant 9x9 (it has 1x8, 2x4, 1x16, 2x8)"
   assert_equal "$(lab_pids "$REPO/.lab/experiments")" ""
 }
 

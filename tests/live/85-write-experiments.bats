@@ -3,33 +3,14 @@
 # REPEAT=1: every variant measured, the write figures numeric, every acknowledged document found
 # in the index afterwards, a smoke result in place of a verdict (QUICK judges nothing), the curve
 # charts over x, results.json valid against its schema; the lab's indices as they
-# were; the experiments that set their own lab leave nothing of it. Never a timing or a verdict's
-# value: figures come from full runs (experiments/results/). About 7 minutes on 2 cores.
+# were. Never a timing or a verdict's value: figures come from full runs (experiments/results/).
+# The experiments that start labs of their own run after the test lab stops
+# (tests/own-lab/20-experiments.bats). About 3 minutes on 2 cores.
 
 bats_require_minimum_version 1.5.0
 
 setup_file() { load ../lib/lab; load ../lib/experiments; experiments_setup_file; }
 setup() { load ../lib/lab; load ../lib/experiments; experiments_setup; }
-
-# check_write_report DIR VARIANTS EXPECTS: a finished write run's report, one repetition each
-check_write_report() {
-  local dir="${1%/}" variants="$2" expects="$3" r="$1/results.json"
-  [[ -s "$r" ]] || fail "no results.json in $dir"
-  results_valid "$r"
-  run_complete "$r"
-  assert_equal "$(jq -r '.variants | length' "$r")" "$variants"
-  # no document lost: the index held exactly what the clients saw acknowledged (none unanswered here)
-  assert_equal "$(jq '[.variants[].repetitions[] | select(.complete and .integrity.count > 0 and .integrity.count == .integrity.acknowledged)] | length' "$r")" "$variants"
-  # a QUICK run is a smoke run: its $expects directions unjudged, and it says so
-  assert_equal "$(jq '.plan.expect | length' "$r")" "$expects"
-  assert_equal "$(jq -r '[(.verdicts | length), .smoke.result, .plan.smoke] | join(",")' "$r")" "0,passed,true"
-  assert_equal "$(jq -r '[.environment.data.document_bytes, .environment.data.bulk_bytes, .environment.versions.elasticsearch, .runner.wall_seconds] | all(. != null)' "$r")" true
-  measured_with_locust "$dir"
-  for v in $(jq -r '.variants[].name' "$r"); do grep -q -- "$v" "$dir/report.md" || fail "report.md does not name variant $v"; done
-  grep -q '\*\*smoke run, no verdict\*\* (passed)' "$dir/report.md" || fail "report.md does not say it is a smoke run"
-  grep -q '## Elasticsearch side' "$dir/report.md" || fail "report.md has no Elasticsearch section"
-  svgs_valid "$dir" 3
-}
 
 # quick_write_run NAME VARIANTS EXPECTS [make args...]: NAME's QUICK=1 REPEAT=1 run, its report
 # checked; $dir and $r its folder and results.json, $printed its output; the test lab's indices as before, and
@@ -47,14 +28,6 @@ quick_write_run() {
   check_write_report "$dir" "$variants" "$expects"
   assert_equal "$(lab_pids "$REPO/.lab/experiments")" ""
   assert_equal "$(lab_state)" "$before"
-}
-
-# ingest_figures R: repetitions whose ingest figures (clients' counts, Elasticsearch's side) are all numbers
-ingest_figures() {
-  jq '[.variants[].repetitions[].figures | select(
-      ([.ingest.docs_per_s, .ingest.bulk_ops_per_s, .ingest.docs_indexed, .ingest.docs_rejected, .ingest.docs_failed, .avg_ms, .p95_ms] | all(type == "number"))
-      and .ingest.docs_indexed > 0
-      and ([.es.indexing_docs_per_s, .es.merges, .es.merge_ms, .es.refreshes, .es.refresh_ms, .es.segments, .es.write_queue_max, .es.write_rejected, .es.indexing_pressure_rejected] | all(type == "number")))] | length' "$1"
 }
 
 @test "the running lab's nodes have lab.env's write queue (ES_WRITE_QUEUE)" {
@@ -77,13 +50,14 @@ ingest_figures() {
   grep -q 'published-vs-lab-bulk_ops_per_s.svg' "$dir/report.md" || fail "no published-vs-lab chart"
 }
 
-@test "azure-shard-count QUICK=1 REPEAT=1 on the running lab: six shard counts and their curve" {
+@test "azure-shard-count QUICK=1 REPEAT=1 on the running lab, three of its shard counts: their curve" {
   quick_runs_here
   local dir r printed
-  quick_write_run azure-shard-count 6 1 LAB=running
-  assert_equal "$(ingest_figures "$r")" 6
-  assert_equal "$(jq -c '[.variants[].layout.primary_shards]' "$r")" '[1,2,4,8,16,32]'
-  assert_equal "$(jq -r '.plan.expect[0] | [.form, (.x | length)] | join(",")' "$r")" "peak,6"
+  quick_write_run azure-shard-count 3 1 LAB=running SPECS="$(quick_specs azure-shard-count s1 s4 s32)"
+  assert_equal "$(ingest_figures "$r")" 3
+  assert_equal "$(left_out "$r")" "s16,s2,s8"
+  assert_equal "$(jq -c '[.variants[].layout.primary_shards]' "$r")" '[1,4,32]'
+  assert_equal "$(jq -r '.plan.expect[0] | [.form, (.x | length)] | join(",")' "$r")" "peak,3"
   [[ -s "$dir/curve-peak-docs_per_s.svg" ]] || fail "no curve chart"
 }
 
@@ -96,30 +70,6 @@ ingest_figures() {
   # every index made, with its figures; the count made equals the variant's
   assert_equal "$(jq '[.variants[] | .settings.indices as $n | .repetitions[].figures.many_shards | select(.indices_created == $n
       and ([.indices_per_s, .cluster_state_bytes, .cluster_state_bytes_before, .master_heap_max_mb, .master_gc_ms, .pending_tasks_max, .delete_s, .docs_indexed] | all(type == "number")))] | length' "$r")" 4
-}
-
-@test "azure-replicas QUICK=1 REPEAT=1 on a lab of its own with a short write queue: rejections counted, then nothing of that lab" {
-  quick_runs_here
-  local dir r printed
-  quick_write_run azure-replicas 3 4
-  assert_equal "$(ingest_figures "$r")" 3
-  # the lab it asked for: half-core nodes, every node's write queue 20 (as the nodes said)
-  assert_equal "$(jq -r '.lab.starts | length' "$r")" 1
-  assert_equal "$(jq -r '.lab.starts[0].write_queue' "$r")" 20
-  [[ "$(jq -r '.lab.starts[0].shape' "$r")" == *"0.5 cores"* ]] || fail "not half-core nodes: $(jq -r '.lab.starts[0].shape' "$r")"
-}
-
-@test "appbase-write-scaling QUICK=1 REPEAT=1: a lab of 1 to 4 data nodes for each variant and their curve" {
-  quick_runs_here
-  [[ "$(lab_runtime)" == native ]] || skip "its labs have other node sets than lab.env's: native only"
-  local dir r printed
-  quick_write_run appbase-write-scaling 4 2 RUNTIME=native
-  assert_equal "$(ingest_figures "$r")" 4
-  # a fresh lab for each node count, each data node at 0.4 cores, written through all of them
-  assert_equal "$(jq -c '[.lab.starts[] | [.fresh, .lab.data_nodes_per_group]]' "$r")" '[[true,1],[true,2],[true,3],[true,4]]'
-  assert_equal "$(jq -r '[.lab.starts[].shape | test("0.4 cores")] | all' "$r")" true
-  assert_equal "$(jq -r '.plan.expect[0] | [.form, (.x | length)] | join(",")' "$r")" "linear,4"
-  [[ -s "$dir/curve-linear-docs_per_s.svg" ]] || fail "no curve chart"
 }
 
 @test "write experiments, bad input: a store profile for ingest, a storefront knob: one line naming the field, exit 2" {

@@ -45,11 +45,9 @@ start_background_load() {
 }
 
 stop_background_load() {
-  local pid i
+  local pid
   pid="$(cat "$BATS_FILE_TMPDIR/load.pid" 2>/dev/null)" || return 0
-  kill -TERM -- "-$pid" 2>/dev/null || return 0
-  for ((i = 0; i < 50; i++)); do kill -0 -- "-$pid" 2>/dev/null || return 0; sleep 0.2; done
-  kill -KILL -- "-$pid" 2>/dev/null || true
+  stop_group "$pid"
 }
 
 teardown_file() {

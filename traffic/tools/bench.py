@@ -68,8 +68,13 @@ def run_locust(name, locustfile, env, settle_s=3.0):
             summary = json.load(f)
     except (OSError, ValueError):
         # an engine that wrote nothing is a broken benchmark, not a rate of 0: one line, non-zero
-        sys.exit(f"bench-load: the load engine ({locustfile}, {name}) wrote no summary (exit {p.returncode}): see {os.path.join(d, 'locust.log')}")
+        engine_failed(locustfile, name, "wrote no summary", p.returncode)
     return p.returncode, summary, cpu
+
+
+def engine_failed(locustfile, name, what, rc):
+    """Ends the benchmark in one line: the engine's run NAME did not do what a figure needs."""
+    sys.exit(f"bench-load: the load engine ({locustfile}, {name}) {what} (exit {rc}): see {os.path.join(OUT, name, 'locust.log')}")
 
 
 def metric(summary, name, stat):
@@ -80,6 +85,9 @@ def rates():
     rows = []
     for rate in RATES:
         rc, s, cpu = run_locust(f"rate-{rate:g}", "storefront.py", {"RATE": f"{rate:g}", "DURATION": STEP, "POINTS_FILE": os.path.join(OUT, f"rate-{rate:g}", "points.csv")})
+        # a summary of no request is an engine that did not run, not a rate the lab missed
+        if not metric(s, "http_reqs", "count"):
+            engine_failed("storefront.py", f"rate-{rate:g}", "sent no request", rc)
         arrivals = metric(s, "arrivals", "count") or 0
         late = metric(s, "late_arrivals", "count") or 0
         row = {"rate": rate, "exit": rc, "rps": metric(s, "http_reqs", "rate"), "p95_ms": metric(s, "http_req_duration{scenario:storefront}", "p(95)"),
@@ -117,6 +125,8 @@ def ingest():
         clients = os.environ.get("BENCH_INGEST_CLIENTS", "4")
         rc, s, cpu = run_locust("ingest", "ingest.py", {"INDEX": index, "CLIENTS": clients, "DOCS_PER_BULK": "1000", "BODIES_DIR": bodies,
                                                         "BODIES_COUNT": "4", "RAMP_UP": "2s", "WARMUP": "3s", "MEASURE": STEP}, settle_s=1.0)
+        if not metric(s, "http_reqs{scenario:measure}", "count"):
+            engine_failed("ingest.py", "ingest", "sent no bulk in the measured window", rc)
         indexed = metric(s, "docs_indexed{scenario:measure}", "count") or 0
         measure_s = int(STEP.rstrip("s")) if STEP.endswith("s") and STEP[:-1].isdigit() else None
         row = {"clients": int(clients), "exit": rc, "docs_per_s": indexed / measure_s if measure_s else None,
@@ -131,13 +141,20 @@ def ingest():
 def agreement(rows):
     """Engine latency minus ES took, per search, at the first (default) rate."""
     first = rows[0]
+    name = f"rate-{first['rate']:g}"
     diffs, took = [], []
-    with open(os.path.join(OUT, f"rate-{first['rate']:g}", "points.csv")) as f:
-        for line in f:
-            c = line.rstrip("\n").split(",")
-            if len(c) >= 5 and c[4]:
-                diffs.append(float(c[1]) - float(c[4]))
-                took.append(float(c[4]))
+    try:
+        with open(os.path.join(OUT, name, "points.csv")) as f:
+            for line in f:
+                c = line.rstrip("\n").split(",")
+                if len(c) >= 5 and c[4]:
+                    diffs.append(float(c[1]) - float(c[4]))
+                    took.append(float(c[4]))
+    except OSError:
+        pass
+    # the engine answered searches (rates() checked) but kept no latency with its `took`
+    if not diffs:
+        engine_failed("storefront.py", name, "kept no search's latency beside Elasticsearch's took (points.csv)", first["exit"])
     diffs.sort()
     took.sort()
     q = lambda xs, p: xs[min(len(xs) - 1, max(0, -(-p * len(xs) // 100) - 1))] if xs else None  # noqa: E731

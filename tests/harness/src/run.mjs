@@ -241,6 +241,13 @@ async function nativeRun(ctx) {
     ctx.cleanups.splice(ctx.cleanups.indexOf(stopNative), 1);
     await stopNative();
   }
+  // the files that start labs of their own (benchmarks, experiments on their own labs), one at
+  // a time once the test lab is gone: a second lab beside it would be ten JVMs on 2 cores
+  const ownLab = globDir(ctx, 'tests/own-lab', /\.bats$/).filter((f) => selected(ctx, f)).map(S.bats);
+  if (ownLab.length) {
+    tally.startPart('on labs of their own (the test lab stopped)');
+    for (const s of ownLab) await S.runSuite(ctx, s, { env: ctx.env });
+  }
   await composePart(ctx);
 }
 
