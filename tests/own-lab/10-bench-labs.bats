@@ -15,6 +15,7 @@ bats_require_minimum_version 1.5.0
 
 setup() {
   load ../lib/lab
+  load ../lib/bench-result
   cd "$REPO" || return 1
   # a caller's knobs would change what is measured (SHAPE stays: it is lab.env's, loaded once)
   unset BENCH_SAVE BENCH_PROFILE ROUNDS LAB_BENCH_PORT_OFFSET PROFILE SEED
@@ -45,15 +46,6 @@ bench_result() {
   assert_equal "$(git status --porcelain -- tests/bench/results)" "$GIT_BEFORE"
   assert_equal "$(lab_dir_pids "$lab" | paste -sd' ')" ""
   [[ ! -e "$lab" ]] || fail "bench-$name left its lab's folder $lab"
-}
-
-# assert_result FILTER...: each jq FILTER is true of RESULT; nums: a non-empty array of numbers
-assert_result() {
-  local f
-  for f in "$@"; do
-    jq -e "def nums: type == \"array\" and length > 0 and all(type == \"number\"); $f" "$RESULT" >/dev/null \
-      || fail "$RESULT: not true: $f"$'\n'"$(jq -c . "$RESULT" | cut -c1-3000)"
-  done
 }
 
 @test "make bench-startup, smoke form: one make up SEED=0 with the AOT cache and one without, the RSS of every node; bad input is one line" {
