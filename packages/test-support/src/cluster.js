@@ -1,4 +1,5 @@
 // The real cluster as tests see it: is it there, and removing what a test run created.
+import { forEachUrlBatch } from '@tenantlab/contract/bounded';
 
 /** True when the cluster behind `client` (an @elastic/elasticsearch Client) answers and is not red. */
 export async function clusterHealthy(client) {
@@ -15,6 +16,6 @@ export async function deletePrefix(client, prefix) {
   // Wildcard deletes are refused (action.destructive_requires_name): delete by name.
   const rows = await client.cat.indices({ index: `${prefix}*`, format: 'json', h: 'index', expand_wildcards: 'all' }).catch(() => []);
   const names = rows.map((r) => r.index).filter((n) => n.startsWith(prefix));
-  if (names.length) await client.indices.delete({ index: names.join(','), ignore_unavailable: true });
+  await forEachUrlBatch(names, (index) => client.indices.delete({ index, ignore_unavailable: true }));
   await client.indices.deleteIndexTemplate({ name: `${prefix}products` }).catch(() => {});
 }

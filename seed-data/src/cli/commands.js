@@ -25,12 +25,12 @@ function summary(label, r, verified) {
   return `${label}: ${r.stats.indexed + r.stats.superseded} documents in ${r.seconds.toFixed(1)}s (${rate} docs/s${superseded}${retried}); verified ${verified} documents, every tenant matches the manifest`;
 }
 
-async function loadAndVerify(ctx, entry, { label, tenants, items, initialLoad, journal = false }) {
+async function loadAndVerify(ctx, entry, { label, tenants, indexOf, items, initialLoad, journal = false }) {
   // seed and ensure record the tenants they load until every item was sent, so that a load
   // cut short is completed by the next `make up` instead of passing for a user's changes.
   const journalFile = journalFileOf(ctx.labDir);
   if (journal) started(journalFile, tenants.map((t) => t.id));
-  const r = await runLoad({ entry, esUrl: ctx.esUrl, esOptions: ctx.esOptions, labDir: ctx.labDir, tenants, items, initialLoad, label, bulk: ctx.bulk, progressMode: ctx.progressMode, log });
+  const r = await runLoad({ entry, esUrl: ctx.esUrl, esOptions: ctx.esOptions, labDir: ctx.labDir, tenants, indexOf, items, initialLoad, label, bulk: ctx.bulk, progressMode: ctx.progressMode, log });
   if (r.error) {
     // Say exactly what is there, so nothing half-loaded goes unreported.
     let detail = '';
@@ -52,7 +52,7 @@ export async function seed(ctx) {
   const placed = await placeTenants(api, tenants);
   log(`placed ${tenants.length} tenants of profile ${ctx.profile.name} (seed ${ctx.seed}${ctx.scale !== 1 ? `, scale ${ctx.scale}` : ''}): ${placed.created} new, ${placed.existing} already there`);
   const items = balancedItems(ctx.seed, tenants, { groupOf: (t) => placed.groupOf.get(t.id) });
-  const { r, verified } = await loadAndVerify(ctx, entry, { label: 'seed', tenants, items, initialLoad: !ctx.keepSettings, journal: true });
+  const { r, verified } = await loadAndVerify(ctx, entry, { label: 'seed', tenants, indexOf: placed.indexOf, items, initialLoad: !ctx.keepSettings, journal: true });
   console.log(summary('seed', r, verified));
   if (!ctx.keepSettings) await waitGreen(entry, ctx.waitGreenS);
 }
@@ -75,7 +75,7 @@ export async function ensure(ctx) {
     const missing = plan.load.map((p) => p.tenant);
     log(`seed data: ${what}: loading ${missing.length} of ${tenants.length} tenants (${reasonsOf(plan.load)}); ${plan.complete.length} already loaded${plan.drift.length ? `, ${plan.drift.length} drifted` : ''}`);
     const items = balancedItems(ctx.seed, missing, { groupOf: (t) => placed.groupOf.get(t.id) });
-    const { r, verified } = await loadAndVerify(ctx, entry, { label: 'seed', tenants: missing, items, initialLoad: !ctx.keepSettings, journal: true });
+    const { r, verified } = await loadAndVerify(ctx, entry, { label: 'seed', tenants: missing, indexOf: placed.indexOf, items, initialLoad: !ctx.keepSettings, journal: true });
     sent = r.stats.indexed + r.stats.superseded;
     console.log(summary('seed', r, verified).replace('every tenant matches', 'every tenant loaded matches'));
     if (!ctx.keepSettings) await waitGreen(entry, ctx.waitGreenS);

@@ -6,7 +6,10 @@
 // The original values are written to a file in the lab's state directory BEFORE anything is
 // changed: a seeder killed mid-load leaves the file behind, and the next run restores from it
 // instead of mistaking -1/0 for the index's real settings.
-import { ALIAS_PATTERN, aliasFor } from '@tenantlab/contract/naming';
+//
+// Every index list goes out in URL-bounded batches (@tenantlab/contract/bounded): a platform's
+// tenants sit in hundreds of indices.
+import { forEachUrlBatch } from '@tenantlab/contract/bounded';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -36,29 +39,23 @@ function writePending(file, pending) {
  * during the load cannot take their only copy with it.
  */
 export async function emptyIndices(client, indices) {
-  if (!indices.length) return [];
-  const rows = await client.cat.indices({ index: indices, h: 'index,docs.count', format: 'json' });
+  const rows = (await forEachUrlBatch(indices, (index) => client.cat.indices({ index, h: 'index,docs.count', format: 'json' }))).flat();
   return rows.filter((r) => Number(r['docs.count']) === 0).map((r) => r.index).sort();
 }
 
-/** The indices the tenants' aliases point at (one call, whatever the number of tenants). */
-export async function indicesOfTenants(client, tenantIds) {
-  const wanted = new Set(tenantIds.map(aliasFor));
-  const res = await client.indices.getAlias({ name: ALIAS_PATTERN });
-  const out = new Set();
-  for (const [index, { aliases }] of Object.entries(res)) {
-    if (Object.keys(aliases).some((a) => wanted.has(a))) out.add(index);
-  }
-  return [...out].sort();
+/** The indices the placement put `tenants` in (indexOf: id -> index, the allocator's answer), sorted. */
+export function indicesOfTenants(tenants, indexOf) {
+  return [...new Set(tenants.map((t) => indexOf.get(t.id)).filter(Boolean))].sort();
 }
 
 async function currentSettings(client, indices) {
-  const res = await client.indices.getSettings({
-    index: indices.join(','),
+  const res = {};
+  await forEachUrlBatch(indices, async (index) => Object.assign(res, await client.indices.getSettings({
+    index,
     name: Object.keys(LOAD_SETTINGS).join(','),
     include_defaults: true,
     flat_settings: true,
-  });
+  })));
   const out = {};
   for (const index of indices) {
     const s = res[index] ?? {};
@@ -77,9 +74,14 @@ async function currentSettings(client, indices) {
 const SETTLE_BEFORE_LOAD_S = 30;
 
 async function replicasSettled(client, indices) {
-  await client.cluster
-    .health({ index: indices.join(','), wait_for_no_initializing_shards: true, timeout: `${SETTLE_BEFORE_LOAD_S}s` }, { requestTimeout: (SETTLE_BEFORE_LOAD_S + 10) * 1000 })
-    .catch(() => {});
+  // one wait in all, however many batches: each batch waits what is left of it
+  const deadline = Date.now() + SETTLE_BEFORE_LOAD_S * 1000;
+  await forEachUrlBatch(indices, async (index) => {
+    const left = Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
+    await client.cluster
+      .health({ index, wait_for_no_initializing_shards: true, timeout: `${left}s` }, { requestTimeout: (left + 10) * 1000 })
+      .catch(() => {});
+  });
 }
 
 /**
@@ -93,7 +95,7 @@ export async function applyInitialLoadSettings(client, indices, stateFile) {
   for (const index of indices) pending[index] ??= now[index];
   writePending(stateFile, pending);
   await replicasSettled(client, indices);
-  await client.indices.putSettings({ index: indices.join(','), settings: LOAD_SETTINGS });
+  await forEachUrlBatch(indices, (index) => client.indices.putSettings({ index, settings: LOAD_SETTINGS }));
   let restored = false;
   return {
     indices,
@@ -108,7 +110,8 @@ export async function applyInitialLoadSettings(client, indices, stateFile) {
 /** Puts back the originals recorded for `only` (or every index in the file), flushed first, and refreshes. */
 export async function restorePending(client, stateFile, only) {
   const pending = readPending(stateFile);
-  const targets = Object.keys(pending).filter((i) => !only || only.includes(i));
+  const wanted = only ? new Set(only) : null;
+  const targets = Object.keys(pending).filter((i) => !wanted || wanted.has(i));
   const groups = new Map();
   for (const index of targets) {
     const key = JSON.stringify(pending[index]);
@@ -119,13 +122,15 @@ export async function restorePending(client, stateFile, only) {
   // operation after it from the translog, so a primary loaded without a commit has its replica
   // index the whole load again (the demo profile, 2026-11-29: 420 thousand operations replayed,
   // `make up` waiting 60 s for green). Committed, the replica copies files.
-  if (targets.length) await client.indices.flush({ index: targets.join(','), wait_if_ongoing: true, ignore_unavailable: true });
+  await forEachUrlBatch(targets, (index) => client.indices.flush({ index, wait_if_ongoing: true, ignore_unavailable: true }));
   for (const [key, indices] of groups) {
     const settings = Object.fromEntries(Object.entries(JSON.parse(key)).filter(([, v]) => v !== null));
-    await client.indices.putSettings({ index: indices.join(','), settings, ignore_unavailable: true });
-    for (const i of indices) delete pending[i];
-    writePending(stateFile, pending);
+    await forEachUrlBatch(indices, async (index, batch) => {
+      await client.indices.putSettings({ index, settings, ignore_unavailable: true });
+      for (const i of batch) delete pending[i];
+      writePending(stateFile, pending);
+    });
   }
-  if (targets.length) await client.indices.refresh({ index: targets.join(','), ignore_unavailable: true });
+  await forEachUrlBatch(targets, (index) => client.indices.refresh({ index, ignore_unavailable: true }));
   return targets;
 }

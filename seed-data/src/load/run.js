@@ -1,6 +1,7 @@
 // One load from start to end: initial-load settings (optional), the bulk loader with its
 // progress display, and the settings put back whatever happens (error, Ctrl-C, SIGTERM).
 import { join } from 'node:path';
+import { listed } from '@tenantlab/contract/bounded';
 import { SeedError } from '../errors.js';
 import { Progress } from '../progress.js';
 import { applyInitialLoadSettings, emptyIndices, indicesOfTenants, restorePending } from './initial-load-settings.js';
@@ -9,20 +10,21 @@ import { dataNodesClient, esReason } from './cluster.js';
 
 export const stateFileOf = (labDir) => join(labDir, 'seed-data', 'initial-load-settings.json');
 
-export async function runLoad({ entry, esUrl, esOptions = {}, labDir, tenants, items, initialLoad, label, bulk, progressMode, log }) {
+export async function runLoad({ entry, esUrl, esOptions = {}, labDir, tenants, indexOf = new Map(), items, initialLoad, label, bulk, progressMode, log }) {
   const stateFile = stateFileOf(labDir);
   // Leftovers of a seeder that was killed mid-load are put back first.
   const leftovers = await restorePending(entry, stateFile).catch(() => []);
-  if (leftovers.length) log(`restored load settings a previous run left on ${leftovers.join(', ')}`);
+  if (leftovers.length) log(`restored load settings a previous run left on ${listed(leftovers)}`);
 
   let settings = { restore: async () => {}, indices: [] };
   if (initialLoad) {
-    const all = await indicesOfTenants(entry, tenants.map((t) => t.id));
+    const all = indicesOfTenants(tenants, indexOf);
     const indices = await emptyIndices(entry, all);
     settings = await applyInitialLoadSettings(entry, indices, stateFile);
-    if (indices.length) log(`initial load: refresh_interval -1 and 0 replicas on ${indices.join(', ')} until the load ends`);
-    const kept = all.filter((i) => !indices.includes(i));
-    if (kept.length) log(`replicas and refresh kept on ${kept.join(', ')}: they already hold documents`);
+    if (indices.length) log(`initial load: refresh_interval -1 and 0 replicas on ${listed(indices)} until the load ends`);
+    const empty = new Set(indices);
+    const kept = all.filter((i) => !empty.has(i));
+    if (kept.length) log(`replicas and refresh kept on ${listed(kept)}: they already hold documents`);
   }
   const onSignal = (sig) => {
     log(`${sig}: restoring index settings before exiting`);

@@ -14,6 +14,7 @@ import { metricValue } from '../metrics.js';
 import { loopOutcomes, summarize, validateResults } from '../results.js';
 import { median } from '../stats.js';
 import { verdicts as computeVerdicts } from '../verdict.js';
+import { forEachUrlBatch } from '@tenantlab/contract/bounded';
 
 /** Phase 4 (see the header). `started`, `cpuAtStart`: when the run began, and the process's CPU then. */
 export async function finishRun(run, { started, cpuAtStart }) {
@@ -149,7 +150,7 @@ export async function deleteRunIndices(client, prefix, log = () => {}) {
   try {
     const rows = await client.cat.indices({ index: `${prefix}*`, format: 'json', h: 'index', expand_wildcards: 'all' });
     const indices = rows.map((r) => r.index).filter((i) => i.startsWith(prefix));
-    for (let i = 0; i < indices.length; i += 50) await client.indices.delete({ index: indices.slice(i, i + 50).join(',') });
+    await forEachUrlBatch(indices, (index) => client.indices.delete({ index }));
   } catch (err) {
     log(`warning: could not delete the run's indices ${prefix}*: ${esReason(err)}; list them with: curl '<es>/_cat/indices/${prefix}*'`);
   }

@@ -9,6 +9,7 @@ import { experimentAlias, experimentIndexName } from '@tenantlab/contract/naming
 import { interleavedItems } from '@tenantlab/dataset/catalog';
 import { BulkLoader } from 'tenantlab-seed-data/bulk-loader';
 import { RunError } from '../errors.js';
+import { forEachUrlBatch } from '@tenantlab/contract/bounded';
 
 // the lab's products contract: the allocator's template mapping and the analysis it refers to
 const schema = (file) => JSON.parse(readFileSync(new URL(`../../../../allocator/schema/${file}`, import.meta.url), 'utf8'));
@@ -91,14 +92,16 @@ export async function loadLayout(client, { seed, tenants, names, concurrency = 2
  * the whole load's translog and merging again (twice as fast on 200k documents).
  */
 export async function finishLayout(client, { variant, names, timeout = '300s' }) {
-  const index = names.indices.join(',');
-  await client.indices.refresh({ index });
-  await client.indices.forcemerge({ index, max_num_segments: variant.segments, wait_for_completion: true }, { requestTimeout: 3600000 });
-  await client.indices.flush({ index });
-  await client.indices.putSettings({ index, settings: { 'index.number_of_replicas': variant.replicas, 'index.refresh_interval': variant.refresh_interval } });
-  const health = await client.cluster.health({ index, wait_for_status: 'green', wait_for_no_relocating_shards: true, wait_for_no_initializing_shards: true, timeout }, { requestTimeout: 330000 });
-  if (health.status !== 'green') throw new RunError(`variant ${variant.name}: its indices are ${health.status}, not green, ${timeout} after loading`);
-  await client.indices.refresh({ index });
+  // each step over every index before the next, in request lines of bounded length
+  const each = (fn) => forEachUrlBatch(names.indices, fn);
+  await each((index) => client.indices.refresh({ index }));
+  await each((index) => client.indices.forcemerge({ index, max_num_segments: variant.segments, wait_for_completion: true }, { requestTimeout: 3600000 }));
+  await each((index) => client.indices.flush({ index }));
+  await each((index) => client.indices.putSettings({ index, settings: { 'index.number_of_replicas': variant.replicas, 'index.refresh_interval': variant.refresh_interval } }));
+  for (const health of await each((index) => client.cluster.health({ index, wait_for_status: 'green', wait_for_no_relocating_shards: true, wait_for_no_initializing_shards: true, timeout }, { requestTimeout: 330000 }))) {
+    if (health.status !== 'green') throw new RunError(`variant ${variant.name}: its indices are ${health.status}, not green, ${timeout} after loading`);
+  }
+  await each((index) => client.indices.refresh({ index }));
 }
 
 const median = (xs) => {
@@ -110,7 +113,7 @@ const median = (xs) => {
 
 /** Facts of the built layout: shard counts, median primary shard size, documents, segments. */
 export async function layoutFacts(client, names) {
-  const shards = await client.cat.shards({ index: names.indices.join(','), format: 'json', bytes: 'b', h: 'index,shard,prirep,state,docs,store,segments.count' });
+  const shards = (await forEachUrlBatch(names.indices, (index) => client.cat.shards({ index, format: 'json', bytes: 'b', h: 'index,shard,prirep,state,docs,store,segments.count' }))).flat();
   const primaries = shards.filter((s) => s.prirep === 'p');
   const segments = primaries.map((s) => Number(s['segments.count'] ?? 0));
   return {
@@ -119,7 +122,7 @@ export async function layoutFacts(client, names) {
     primary_shards: primaries.length,
     median_shard_bytes: median(primaries.map((s) => Number(s.store))),
     // _count, not the shards' docs: those count every nested variant as a Lucene document
-    docs: (await client.count({ index: names.indices.join(',') })).count,
+    docs: (await forEachUrlBatch(names.indices, (index) => client.count({ index }))).reduce((a, r) => a + r.count, 0),
     bytes: primaries.reduce((a, s) => a + Number(s.store), 0),
     segments_per_shard: median(segments),
   };

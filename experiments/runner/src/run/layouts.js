@@ -14,6 +14,7 @@ import { burstTarget, placeStores, startAllocator } from './isolation.js';
 import { groupsOf } from './lab-check.js';
 import { createLayout, finishLayout, flatVariant, layoutFacts, layoutNames, loadLayout } from './layout.js';
 import { writeManyShardsFixture } from './many-shards.js';
+import { forEachUrlBatch } from '@tenantlab/contract/bounded';
 
 /**
  * The layouts of a run before any is built: -> { names (each variant's indices and its stores'
@@ -127,7 +128,7 @@ async function placeByAllocator(run, v, groups) {
   // as createLayout does for its own indices: no replica and no refresh while loading (the
   // store-stats cache stays the default: it is not a dynamic setting, so the layout's median
   // shard size may lag by its 10 s)
-  await lab.client.indices.putSettings({ index: n.indices.join(','), settings: { 'index.number_of_replicas': 0, 'index.refresh_interval': '-1' } });
+  await forEachUrlBatch(n.indices, (index) => lab.client.indices.putSettings({ index, settings: { 'index.number_of_replicas': 0, 'index.refresh_interval': '-1' } }));
   // every store through a node of its group, the burst store too: the load engine follows it
   // to its new group's nodes when the allocator moves it (traffic/lib/routing.py), so neither its
   // crawl's coordination nor its requests' group tag stay with the neighbours it left

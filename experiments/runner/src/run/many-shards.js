@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { bulkBodies, loadDocumentProfile } from '@tenantlab/dataset/documents';
 import { experimentRunPrefix } from '@tenantlab/contract/naming';
 import { RunError } from '../errors.js';
+import { forEachUrlBatch } from '@tenantlab/contract/bounded';
 
 /** The prefix of one repetition's indices: `<run prefix><variant>-r<round>-`. */
 export const manyShardsPrefix = (runId, variant, round) => `${experimentRunPrefix(runId)}${variant}-r${round}-`;
@@ -119,6 +120,6 @@ export async function requireAllCreated(client, prefix, { created, docsIndexed, 
 /** Deletes the repetition's indices, by name in batches that fit a request line (wildcard deletes are refused). */
 export async function deleteIndices(client, prefix) {
   const names = await indicesWithPrefix(client, prefix);
-  for (let i = 0; i < names.length; i += 40) await client.indices.delete({ index: names.slice(i, i + 40).join(',') }, { requestTimeout: 300000 });
+  await forEachUrlBatch(names, (index) => client.indices.delete({ index }, { requestTimeout: 300000 }));
   return names.length;
 }
