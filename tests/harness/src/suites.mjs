@@ -68,6 +68,12 @@ async function runPromtool(ctx, suite, { env, out, limitS }) {
   const { tally } = ctx;
   const file = path.join(ctx.root, suite.file);
   out(`# ${suite.file}: promtool test rules, a test a group`);
+  // promtool ships in Debian's prometheus package: installed (cached) before the first group, so
+  // the suite does not depend on another part having installed it first (on a fresh machine the
+  // test lab's start, beside it, had not yet)
+  const said = [];
+  const inst = await run(path.join(ctx.root, 'scripts/install/prometheus.sh'), [], { cwd: ctx.root, env, limitS, onLine: (l) => said.push(l) });
+  if (inst.rc !== 0 || inst.timedOut) { for (const l of said) out(`# ${l}`); tally.failStep(`${suite.file}: promtool could not be installed (scripts/install/prometheus.sh exit ${inst.rc})`, out); return 0; }
   const doc = parseDocument(readFileSync(file, 'utf8'));
   const all = doc.toJS();
   const seq = doc.get('tests');
