@@ -45,7 +45,7 @@ lab_state() {
 # quick_runs_here: the QUICK runs measure on native; under the compose run they would double
 # the suite's time for the same code path (Locust and the runner on the host, published ports)
 quick_runs_here() {
-  [[ "$(lab_runtime)" != compose ]] || skip "QUICK experiment runs: checked on the native test lab (same host-side runner and ports)"
+  [[ "$(lab_runtime)" != compose ]] || skip "the experiment runner on the host: checked on the native test lab (same host-side runner and ports)"
 }
 
 # latest_run NAME: the newest run folder of NAME

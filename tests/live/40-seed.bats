@@ -39,7 +39,16 @@ setup() {
   (( replayed * 100 <= total )) || fail "the replicas replayed $replayed operations from the translog for $total documents loaded: the load was not flushed before the replicas came back"
 }
 
+# seeder_runs_here: the seeder's plans (what make up sends, drift, what is missing) and its warm-up
+# run on the host and speak HTTP to any runtime's published port: checked on the native lab; the
+# compose copy seeds and counts the ci profile (the first test), and make up of a running compose
+# lab is tests/live/20-lifecycle.bats' (about 85 s of the compose part)
+seeder_runs_here() {
+  [[ "$(lab_runtime)" != compose ]] || skip "the seeder's plans on the host: checked on the native lab"
+}
+
 @test "make up on a seeded lab sends nothing again and duplicates nothing" {
+  seeder_runs_here
   run make -s -C "$REPO" up
   assert_success
   assert_output --partial "profile ci (SEED=1) is already loaded"
@@ -68,7 +77,7 @@ setup() {
 
 @test "a catalog re-submission and a price/inventory update keep exact counts" {
   # the seeder on the host speaking HTTP to Elasticsearch: nothing of it depends on the runtime
-  [[ "$(lab_runtime)" != compose ]] || skip "the seeder's writes over HTTP: checked on the native lab"
+  seeder_runs_here
   local tenant
   tenant="$("$SEED_BIN" manifest | jq -r '.tenants | max_by(.expected_products) | .id')"
   run make -s -C "$REPO" resubmit TENANT="$tenant"
@@ -106,6 +115,7 @@ teardown() {
 }
 
 @test "make up on a used lab: a product added to one store and removed from another is reported as drift, nothing is re-sent" {
+  seeder_runs_here
   local manifest plus minus before took
   manifest="$("$SEED_BIN" manifest)"
   # two small stores: one gets a product of its user's, the other loses one
@@ -142,6 +152,7 @@ teardown() {
 }
 
 @test "make up loads only the tenants that are missing: new and empty ones, not those complete" {
+  seeder_runs_here
   # a profile of its own (prefix cifill, ci x0.02: 1,000 products) so the ci catalogs stay as seeded
   export SEED_TENANT_PREFIX=cifill SEED_SCALE=0.02
   local manifest first second total sent

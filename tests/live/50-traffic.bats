@@ -51,10 +51,11 @@ setup() {
 }
 
 # host_side_only: what runs on the host alone (Locust's web UI, the replays and the query log,
-# the cross-tenant check, bad input) is the same code against any runtime's published ports, so
-# the compose copy checks only what its runtime changes (the scenarios' runs against its nodes,
-# Prometheus in a container scraping the host's engine, a replica being built) and these run once,
-# on the native test lab: about 70 s of make test's budget
+# the cross-tenant check, the bot's crawl, the wait for a replica being built, bad input) is the
+# same code against any runtime's published ports, so the compose copy checks only what its
+# runtime changes (the storefront and the writes against its nodes, make load's mix, Prometheus in
+# a container scraping the host's engine) and these run once, on the native test lab: about 100 s
+# of make test's budget
 host_side_only() {
   [[ "$(lab_runtime)" != compose ]] || skip "host-side only: checked on the native test lab (the same engine and code against its published ports)"
 }
@@ -137,6 +138,7 @@ count() {
 }
 
 @test "bot: an arrival-rate burst crawls every category page of TENANT" {
+  host_side_only
   # the bot's threshold at a bound a busy 2-core machine keeps (its speed is not tested here)
   SCENARIO=bot TENANT="$TA" DURATION=10s BOT_RATE=15 P95_BOT_MS=5000 run "$RUN"
   assert_success
@@ -391,6 +393,7 @@ unthrottle() {
 }
 
 @test "a cluster still building a replica is waited for in one line before the load measures; LOAD_SETTLE_TIMEOUT bounds the wait" {
+  host_side_only
   # A replica whose recovery is throttled to a crawl: about 1 MB of flushed segments (random, so
   # the stored fields do not compress away) at 20 KB/s, close to a minute
   es PUT /loadtest-settle '{"settings": {"number_of_shards": 1, "number_of_replicas": 0}}' >/dev/null

@@ -107,6 +107,10 @@ move_with_node_killed() {
 }
 
 @test "a move back into g1 while a node of the source group g2 is killed loses nothing" {
+  # once per CI run: the move is the allocator's code in every runtime and the node kill the
+  # runtime's; on compose the first move above is made by the allocator's container under a
+  # container's kill (and tests/live/70-node-faults.bats kills and restarts the containers)
+  [[ "$(lab_runtime)" != compose ]] || skip "the second move under a fault: checked on the native lab"
   move_with_node_killed g1 es-data-4 3201 3300 3001 9000
   run api GET "/tenants/$MOVE_TENANT"
   assert_equal "$(jq -r .group <<<"${output#* }")" g1

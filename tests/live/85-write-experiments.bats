@@ -9,7 +9,7 @@
 
 bats_require_minimum_version 1.5.0
 
-setup_file() { load ../lib/lab; load ../lib/experiments; experiments_setup_file; }
+setup_file() { load ../lib/lab; load ../lib/experiments; quick_runs_here; experiments_setup_file; }
 setup() { load ../lib/lab; load ../lib/experiments; experiments_setup; }
 
 # quick_write_run NAME VARIANTS EXPECTS [make args...]: NAME's QUICK=1 REPEAT=1 run, its report
