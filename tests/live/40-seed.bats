@@ -180,7 +180,7 @@ teardown() {
 @test "a bad profile name: one-line error, exit 2, nothing contacted" {
   run "$SEED_BIN" seed -p no-such-profile
   assert_failure 2
-  assert_output "error: unknown profile 'no-such-profile': pick one of ci, demo, large"
+  assert_output "error: unknown profile 'no-such-profile': pick one of bigcommerce, ci, demo, large, platform"
 }
 
 @test "LAB_WARMUP that is not a duration: one-line error, exit 2, before the seeding" {

@@ -17,7 +17,7 @@ test('a wrong profile name is one line, exit code 2, naming what there is', () =
   for (const [fn, message] of [
     [() => loadDocumentProfile('nope'), "unknown document profile 'nope': pick one of appbase-grammar, azure-logs"],
     [() => loadDocumentProfile('ci'), "'ci' is a store profile, not a document profile: pick one of appbase-grammar, azure-logs"],
-    [() => loadProfile('azure-logs'), "profile 'azure-logs' is a document profile (log-events) for the ingest experiments, not stores: pick one of ci, demo, large"],
+    [() => loadProfile('azure-logs'), "profile 'azure-logs' is a document profile (log-events) for the ingest experiments, not stores: pick one of bigcommerce, ci, demo, large, platform"],
   ]) {
     assert.throws(fn, (err) => err instanceof InputError && err.exitCode === 2 && err.message === message && !err.message.includes('\n'));
   }

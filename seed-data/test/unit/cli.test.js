@@ -28,7 +28,7 @@ function assertOneLineError(r, code, re) {
   assert.doesNotMatch(r.stderr, /\s+at .+:\d+:\d+/, 'stack trace');
 }
 
-test('unknown profile', () => assertOneLineError(run(['seed', '--profile', 'huge']), 2, /unknown profile 'huge': pick one of ci, demo, large/));
+test('unknown profile', () => assertOneLineError(run(['seed', '--profile', 'huge']), 2, /unknown profile 'huge': pick one of bigcommerce, ci, demo, large, platform/));
 test('SEED not a number (env and flag)', () => {
   assertOneLineError(run(['seed', '-p', 'ci'], { SEED: 'abc' }), 2, /SEED .* must be an integer >= 0, got 'abc'/);
   assertOneLineError(run(['seed', '-p', 'ci', '--seed', '-3']), 2, /must be an integer|Option/);
