@@ -9,7 +9,7 @@ const ES_TYPES = { string: ['keyword', 'text', 'date', 'ip'], number: ['integer'
 test('the document profiles are listed apart from the store profiles', () => {
   assert.deepEqual(documentProfileNames(), ['appbase-grammar', 'azure-logs']);
   assert.ok(!profileNames().includes('azure-logs'));
-  assert.deepEqual(profileNames(), ['ci', 'demo', 'large']);
+  assert.deepEqual(profileNames(), ['bigcommerce', 'ci', 'demo', 'large', 'platform']);
   assert.equal(loadProfile('ci').stores, 20, 'store profiles load as before');
 });
 
