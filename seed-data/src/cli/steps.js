@@ -83,6 +83,9 @@ export async function verifyCounts(entry, tenants) {
   return tenants.reduce((a, t) => a + counts.get(t.id), 0);
 }
 
+// one health wait's longest step: well under the entry client's 60-s request timeout
+export const GREEN_WAIT_STEP_S = 30;
+
 /** After a load with 0 replicas, replicas rebuild: say so instead of leaving a yellow lab. */
 export async function waitGreen(entry, seconds) {
   if (!seconds) return;
@@ -93,7 +96,16 @@ export async function waitGreen(entry, seconds) {
     if (now.status === 'green' && !now.initializing_shards && !now.relocating_shards) return;
     log(`waiting for the replicas to be rebuilt: ${now.status}, ${now.initializing_shards} shard copies initializing, ${now.unassigned_shards} unassigned (up to ${seconds} s; --wait-green)`);
     const started = Date.now();
-    const h = await entry.cluster.health({ wait_for_status: 'green', wait_for_no_initializing_shards: true, wait_for_no_relocating_shards: true, timeout: `${seconds}s` }, { requestTimeout: (seconds + 10) * 1000 });
+    // in waits shorter than the client's own timeout: the official client cannot lengthen one
+    // request past the timeout its connection pool was made with (undici's), so one 120-s wait
+    // failed at 60 s with "Request timed out" (10,000 stores, 2026-12-08)
+    const deadline = started + seconds * 1000;
+    let h;
+    for (;;) {
+      const left = Math.max(1, Math.min(GREEN_WAIT_STEP_S, Math.ceil((deadline - Date.now()) / 1000)));
+      h = await entry.cluster.health({ wait_for_status: 'green', wait_for_no_initializing_shards: true, wait_for_no_relocating_shards: true, timeout: `${left}s` }, { requestTimeout: (left + 10) * 1000 });
+      if ((h.status === 'green' && !h.timed_out) || Date.now() >= deadline) break;
+    }
     if (h.status === 'green' && !h.timed_out) log(`replicas rebuilt in ${((Date.now() - started) / 1000).toFixed(1)} s: the lab is settled`);
     if (h.status !== 'green') log(`warning: cluster is ${h.status} after ${seconds}s (replicas still recovering); it turns green on its own`);
   } catch (err) {

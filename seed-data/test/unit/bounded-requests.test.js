@@ -10,7 +10,7 @@ import { Client } from '@elastic/elasticsearch';
 import { aliasFor, sharedIndexName } from '@tenantlab/contract/naming';
 import { MAX_INITIAL_LINE, startLineLimitEs } from '@tenantlab/test-support/line-limit-es';
 import { applyInitialLoadSettings, emptyIndices, indicesOfTenants, restorePending } from '../../src/load/initial-load-settings.js';
-import { countNow } from '../../src/cli/steps.js';
+import { countNow, GREEN_WAIT_STEP_S, waitGreen } from '../../src/cli/steps.js';
 
 // 3,000 indices: a platform whose stores each have an index of their own, or 10,000 stores in
 // shared indices of a few each
@@ -78,4 +78,28 @@ test('the stand-in refuses a long line as a node does (the failure seen at 10,00
   const client = new Client({ node: es.url, maxRetries: 0 });
   await assert.rejects(client.indices.refresh({ index: TENANTS.map((t) => aliasFor(t.id)).join(',') }), /too_long_http_line_exception/);
   await client.close();
+});
+
+test('waitGreen waits in steps under the client\'s request timeout until green (one 120-s wait failed at 60 s)', async () => {
+  let waits = 0;
+  const slow = await startLineLimitEs(({ query }) => {
+    if (!query.wait_for_status) return { status: 'yellow', initializing_shards: 4, unassigned_shards: 326 };
+    waits += 1;
+    return waits < 3 ? { status: 'yellow', timed_out: true } : { status: 'green', timed_out: false };
+  });
+  const client = new Client({ node: slow.url, maxRetries: 0 });
+  const said = [];
+  const write = process.stderr.write;
+  process.stderr.write = (m) => { said.push(String(m)); return true; };
+  try {
+    await waitGreen(client, 120);
+  } finally {
+    process.stderr.write = write;
+    await client.close();
+    await slow.close();
+  }
+  assert.equal(waits, 3);
+  const steps = slow.lines.map((l) => /[?&]timeout=(\d+)s/.exec(l)?.[1]).filter(Boolean).map(Number);
+  assert.ok(steps.length === 3 && steps.every((t) => t <= GREEN_WAIT_STEP_S), slow.lines.join(' | '));
+  assert.ok(said.some((l) => l.includes('replicas rebuilt in')), said.join(''));
 });
