@@ -40,7 +40,9 @@ async function seederOrder() {
 async function timed(load, { initialLoad }) {
   let settings = { restore: async () => {} };
   if (initialLoad) {
-    const indices = await emptyIndices(entry, await indicesOfTenants(entry, tenants.map((t) => t.id)));
+    // the indices the allocator placed the stores in, as the seeder takes them from its placement
+    const indexOf = new Map((await new AllocatorApi(cfg.allocatorUrl).listTenants()).map((t) => [t.id, t.index]));
+    const indices = await emptyIndices(entry, indicesOfTenants(tenants, indexOf));
     settings = await applyInitialLoadSettings(entry, indices, join(cfg.stateDir, 'initial-load-settings.json'));
   }
   const c0 = process.cpuUsage();
