@@ -9,9 +9,6 @@
 // the line to the method, the path's other parts and the query string.
 export const URL_LIST_BYTES = 2048;
 
-// the most items of a request body that carries a list (alias actions, mget ids, msearch pairs)
-export const BODY_ITEMS = 500;
-
 // the names a log line or an error shows before "and N more"
 export const LISTED = 8;
 
@@ -38,14 +35,6 @@ export function urlListBatches(names, budget = URL_LIST_BYTES) {
     cur.push(n);
   }
   if (cur.length) out.push(cur);
-  return out;
-}
-
-/** chunks(list, size) -> list cut into consecutive pieces of at most `size` items. */
-export function chunks(list, size = BODY_ITEMS) {
-  if (!Number.isInteger(size) || size < 1) throw new RangeError(`chunk size must be a positive integer (got ${size})`);
-  const out = [];
-  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
   return out;
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chunks, forEachUrlBatch, listed, URL_LIST_BYTES, urlListBatches } from '../src/bounded.js';
+import { forEachUrlBatch, listed, URL_LIST_BYTES, urlListBatches } from '../src/bounded.js';
 import { aliasFor } from '../src/naming.js';
 
 const aliases = (n) => Array.from({ length: n }, (_, i) => aliasFor(`store-${String(i).padStart(5, '0')}`));
@@ -42,13 +42,6 @@ test('forEachUrlBatch: one call a batch, in order, one at a time, with the joine
   assert.deepEqual(seen, names);
   assert.equal(res.reduce((a, b) => a + b, 0), 1000);
   assert.deepEqual(await forEachUrlBatch([], async () => 1), []);
-});
-
-test('chunks: pieces of at most size; a size that is not a positive integer is refused', () => {
-  assert.deepEqual(chunks([1, 2, 3, 4, 5], 2), [[1, 2], [3, 4], [5]]);
-  assert.deepEqual(chunks([], 2), []);
-  assert.throws(() => chunks([1], 0), /positive integer/);
-  assert.throws(() => chunks([1], 1.5), /positive integer/);
 });
 
 test('listed: a bounded line, however many names', () => {
