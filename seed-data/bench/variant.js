@@ -30,9 +30,13 @@ const cfg = JSON.parse(json);
 const tenants = generateTenants({ seed: cfg.seed, profile: loadProfile('ci'), scale: cfg.scale, prefix: cfg.prefix });
 const entry = entryClient(cfg.esUrl);
 
+// the allocator's placement of the stores, asked once: their groups (the seeder's order) and indices (its initial-load settings)
+let placement = null;
+const placed = async () => (placement ??= await new AllocatorApi(cfg.allocatorUrl).listTenants());
+
 /** The seeder's document order: every index group's share advancing together, the biggest stores first. */
 async function seederOrder() {
-  const groupOf = new Map((await new AllocatorApi(cfg.allocatorUrl).listTenants()).map((t) => [t.id, t.group]));
+  const groupOf = new Map((await placed()).map((t) => [t.id, t.group]));
   return () => balancedItems(cfg.seed, tenants, { groupOf: (t) => groupOf.get(t.id) });
 }
 
@@ -41,7 +45,7 @@ async function timed(load, { initialLoad }) {
   let settings = { restore: async () => {} };
   if (initialLoad) {
     // the indices the allocator placed the stores in, as the seeder takes them from its placement
-    const indexOf = new Map((await new AllocatorApi(cfg.allocatorUrl).listTenants()).map((t) => [t.id, t.index]));
+    const indexOf = new Map((await placed()).map((t) => [t.id, t.index]));
     const indices = await emptyIndices(entry, indicesOfTenants(tenants, indexOf));
     settings = await applyInitialLoadSettings(entry, indices, join(cfg.stateDir, 'initial-load-settings.json'));
   }
